@@ -1,0 +1,39 @@
+//! The rules of Racko (Ravensburger, 1986), as a pure and deterministic library.
+//!
+//! Rule numbers (R1..R9) refer to `RULES.md`, the project's rules contract.
+//! Nothing here performs IO, reads a clock or the OS random source: every
+//! random choice is derived from a caller-supplied 32-byte seed (see [`shuffle`]).
+//!
+//! The shape, in short:
+//! - [`Game::new`] builds a game from [`Options`]; the game then waits for a round.
+//! - [`Game::start_round`] deals a round from a [`RoundDeal`] (a seed, or a stacked deck).
+//! - [`Game::apply`] applies one [`Action`] of one seat and returns the new game and the
+//!   [`Event`]s it caused, or a [`RulesError`], leaving `self` untouched.
+//! - [`Game::legal_actions`] lists exactly what a seat may do now.
+//! - [`Game::view`] and [`Event::for_viewer`] are the R8 projections.
+//! - [`replay::replay`] rebuilds a game from its options and its full event log.
+
+pub mod action;
+pub mod card;
+pub mod error;
+pub mod event;
+pub mod game;
+pub mod options;
+pub mod replay;
+pub mod score;
+pub mod shuffle;
+pub mod view;
+
+pub use action::Action;
+pub use card::{Card, Rack, Seat, Slot};
+pub use error::RulesError;
+pub use event::{Event, RoundEnd};
+pub use game::{Game, Phase, TurnStage};
+pub use options::{BlitzMode, DeckCounts, Options};
+pub use shuffle::{RoundDeal, Seed, StackedDeck};
+pub use view::{View, Viewer};
+
+/// The version of these rules. A stored game records the version it was played under so that a
+/// later change of the rules can never silently change an old replay. Bump it whenever any
+/// output of [`Game::start_round`], [`Game::apply`] or the shuffle changes for the same input.
+pub const RULES_VERSION: u32 = 1;
