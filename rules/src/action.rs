@@ -21,7 +21,11 @@ pub enum Action {
     /// Discard the drawn number card or joker (R3.2).
     DiscardDrawn,
     /// Carry out a card swap (R3.4): `their_slot` of seat `with` changes places with `my_slot`.
-    SwapCard { with: Seat, their_slot: Slot, my_slot: Slot },
+    SwapCard {
+        with: Seat,
+        their_slot: Slot,
+        my_slot: Slot,
+    },
     /// Carry out a rack swap with seat `with` (R3.4).
     SwapRacks { with: Seat },
     /// Call "Racko" (R4.2), at any moment of the play.

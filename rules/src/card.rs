@@ -10,7 +10,9 @@ pub type Seat = u8;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Card {
-    Number { value: u16 },
+    Number {
+        value: u16,
+    },
     Joker,
     /// "Kartentausch"
     CardSwap,

@@ -41,17 +41,31 @@ pub enum Event {
     /// A Blitz deal began; each seat now places the cards dealt to it (R7.3).
     BlitzDealStarted,
     /// A seat put a Blitz card into a slot; the value only that seat sees.
-    BlitzCardPlaced { seat: Seat, slot: Slot, card: Option<Card> },
+    BlitzCardPlaced {
+        seat: Seat,
+        slot: Slot,
+        card: Option<Card>,
+    },
     /// The start card was turned up (R2.3).
     StartCard { card: Card },
     /// A seat's turn begins.
     TurnStarted { seat: Seat },
     /// R3.1a: the taken card and the replaced card are both public.
-    DiscardTaken { seat: Seat, slot: Slot, card: Card, replaced: Card },
+    DiscardTaken {
+        seat: Seat,
+        slot: Slot,
+        card: Card,
+        replaced: Card,
+    },
     /// R3.1b: the value only the drawer sees, except an event card, which is carried out openly.
     Drew { seat: Seat, card: Option<Card> },
     /// R3.2: the placed value is hidden; the replaced card goes face up onto the discard pile.
-    DrawnPlaced { seat: Seat, slot: Slot, card: Option<Card>, replaced: Card },
+    DrawnPlaced {
+        seat: Seat,
+        slot: Slot,
+        card: Option<Card>,
+        replaced: Card,
+    },
     /// R3.2
     DrawnDiscarded { seat: Seat, card: Card },
     /// R3.4 skip (also the start card, R2.4).
@@ -69,7 +83,11 @@ pub enum Event {
     },
     /// R3.4 card swap with no effect: the named card of `with` is a joker (a joker never leaves
     /// its slot this way), or (`with` None) the drawer has no number card to give.
-    CardSwapVoid { seat: Seat, with: Option<Seat>, their_slot: Option<Slot> },
+    CardSwapVoid {
+        seat: Seat,
+        with: Option<Seat>,
+        their_slot: Option<Slot>,
+    },
     /// R3.4 rack swap.
     RacksSwapped { seat: Seat, with: Seat },
     /// R3.6: the discards but the top card became the new stock.
@@ -86,7 +104,10 @@ pub enum Event {
         seed: Seed,
     },
     /// R6.1: equal highest totals share the win.
-    GameEnded { winners: Vec<Seat>, totals: Vec<u32> },
+    GameEnded {
+        winners: Vec<Seat>,
+        totals: Vec<u32>,
+    },
 }
 
 impl Event {

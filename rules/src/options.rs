@@ -4,6 +4,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::RulesError;
 
+/// R1.4 limits on a game's own deck.
+const MAX_NUMBER_LIMIT: u16 = 999;
+const MAX_COUNT: u16 = 99;
+const TWO_PLAYER_DECK: DeckCounts = DeckCounts {
+    max_number: 50,
+    jokers: 5,
+    card_swaps: 3,
+    skips: 3,
+    rack_swaps: 2,
+};
+
+fn invalid(message: String) -> RulesError {
+    RulesError::InvalidOptions(message)
+}
+
 /// How the Blitz variant is used (R7.3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -33,7 +48,55 @@ pub struct DeckCounts {
 impl DeckCounts {
     /// The default deck for a player count (R1.4 table), None outside 2..=4.
     pub fn default_for(players: u8) -> Option<DeckCounts> {
-        todo!("R1.4 table: {players}")
+        let (max_number, jokers, card_swaps, skips, rack_swaps) = match players {
+            2 => (50, 5, 3, 3, 2),
+            3 => (60, 6, 4, 4, 3),
+            4 => (75, 7, 5, 5, 4),
+            _ => return None,
+        };
+        Some(DeckCounts {
+            max_number,
+            jokers,
+            card_swaps,
+            skips,
+            rack_swaps,
+        })
+    }
+
+    /// How many cards the deck holds in all.
+    pub fn total(&self) -> usize {
+        usize::from(self.max_number)
+            + usize::from(self.jokers)
+            + usize::from(self.card_swaps)
+            + usize::from(self.skips)
+            + usize::from(self.rack_swaps)
+    }
+
+    /// R1.4: enough number cards for every rack and a start card; every other count 0..=99.
+    fn validate(&self, players: u8) -> Result<(), RulesError> {
+        let least = 12 * u16::from(players) + 1;
+        if self.max_number < least {
+            return Err(invalid(format!(
+                "max_number must be at least {least} for {players} players (12 per rack and a start card)"
+            )));
+        }
+        if self.max_number > MAX_NUMBER_LIMIT {
+            return Err(invalid(format!(
+                "max_number must be at most {MAX_NUMBER_LIMIT}"
+            )));
+        }
+        let counts = [
+            ("jokers", self.jokers),
+            ("card_swaps", self.card_swaps),
+            ("skips", self.skips),
+            ("rack_swaps", self.rack_swaps),
+        ];
+        for (name, count) in counts {
+            if count > MAX_COUNT {
+                return Err(invalid(format!("{name} must be 0..={MAX_COUNT}")));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -73,10 +136,114 @@ impl Options {
     /// Checks R1.1, R1.4 and R7.1; the error is `invalid_options` with a message that says
     /// which value is wrong.
     pub fn validate(&self) -> Result<(), RulesError> {
-        todo!()
+        if !(2..=4).contains(&self.players) {
+            return Err(invalid(format!(
+                "players must be 2, 3 or 4, not {}",
+                self.players
+            )));
+        }
+        if self.partner && self.players != 4 {
+            return Err(invalid("partner needs exactly 4 players".to_string()));
+        }
+        self.deck_counts().validate(self.players)
     }
-    /// The deck in use: `deck` or the default for the player count.
+
+    /// The deck in use: `deck` or the default for the player count. With an invalid player
+    /// count and no deck it is the 2-player deck; `validate` refuses such options anyway.
     pub fn deck_counts(&self) -> DeckCounts {
-        todo!()
+        self.deck
+            .or_else(|| DeckCounts::default_for(self.players))
+            .unwrap_or(TWO_PLAYER_DECK)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_deck(players: u8, deck: DeckCounts) -> Options {
+        Options {
+            players,
+            deck: Some(deck),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn r1_4_default_decks() {
+        let four = DeckCounts::default_for(4).expect("4 players have a deck");
+        assert_eq!((four.max_number, four.jokers, four.card_swaps), (75, 7, 5));
+        assert_eq!((four.skips, four.rack_swaps), (5, 4));
+        assert_eq!(DeckCounts::default_for(2).map(|d| d.total()), Some(63));
+        assert_eq!(DeckCounts::default_for(3).map(|d| d.total()), Some(77));
+        assert_eq!(DeckCounts::default_for(1), None);
+        assert_eq!(DeckCounts::default_for(5), None);
+    }
+
+    #[test]
+    fn r1_1_player_count() {
+        for players in [2, 3, 4] {
+            let options = Options {
+                players,
+                ..Options::default()
+            };
+            assert_eq!(options.validate(), Ok(()));
+        }
+        for players in [0, 1, 5] {
+            let options = Options {
+                players,
+                ..Options::default()
+            };
+            let err = options.validate().expect_err("bad player count");
+            assert_eq!(err.code(), "invalid_options");
+        }
+    }
+
+    #[test]
+    fn r7_1_partner_needs_four() {
+        let three = Options {
+            players: 3,
+            partner: true,
+            ..Options::default()
+        };
+        assert!(three.validate().is_err());
+        let four = Options {
+            players: 4,
+            partner: true,
+            ..Options::default()
+        };
+        assert_eq!(four.validate(), Ok(()));
+    }
+
+    #[test]
+    fn r1_4_own_deck_limits() {
+        let base = DeckCounts::default_for(3).expect("3 players have a deck");
+        let small = DeckCounts {
+            max_number: 36,
+            ..base
+        };
+        let err = with_deck(3, small).validate().expect_err("too few numbers");
+        assert!(err.to_string().contains("max_number"));
+        let least = DeckCounts {
+            max_number: 37,
+            jokers: 0,
+            card_swaps: 0,
+            skips: 0,
+            rack_swaps: 0,
+        };
+        assert_eq!(with_deck(3, least).validate(), Ok(()));
+        let huge = DeckCounts {
+            max_number: 1000,
+            ..base
+        };
+        assert!(with_deck(3, huge).validate().is_err());
+        let jokers = DeckCounts {
+            jokers: 100,
+            ..base
+        };
+        let err = with_deck(3, jokers)
+            .validate()
+            .expect_err("too many jokers");
+        assert!(err.to_string().contains("jokers"));
     }
 }

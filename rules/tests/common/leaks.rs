@@ -1,0 +1,92 @@
+//! The R8 projection checks. A projection is serialized to JSON and every number card in it
+//! (an object `{"kind": "number", "value": v}`) must be a value the viewer may know (the
+//! tracker's `known`): its own rack, cards it drew or swapped, the discard pile, and the racks
+//! shown at earlier round ends. Sound (a legal projection never fails) though not complete (a
+//! leaked value the viewer happens to know already goes unnoticed).
+
+use std::collections::BTreeSet;
+
+use racko_rules::{Event, Game, Viewer};
+use serde_json::Value;
+
+use super::tracker::Tracker;
+
+/// Every number card value in card position anywhere in `json`.
+pub fn number_cards(json: &Value, out: &mut BTreeSet<u16>) {
+    match json {
+        Value::Object(map) => {
+            if map.get("kind").and_then(Value::as_str) == Some("number") {
+                if let Some(v) = map.get("value").and_then(Value::as_u64) {
+                    out.insert(v as u16);
+                }
+            }
+            map.values().for_each(|v| number_cards(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| number_cards(v, out)),
+        _ => {}
+    }
+}
+
+fn viewers(tracker: &Tracker) -> impl Iterator<Item = (Viewer, usize)> {
+    let seats = (0..tracker.players).map(|s| (Viewer::Seat { seat: s as u8 }, s));
+    seats.chain(std::iter::once((Viewer::Spectator, tracker.players)))
+}
+
+fn assert_known(json: &Value, known: &BTreeSet<u16>, what: &str) {
+    let mut seen = BTreeSet::new();
+    number_cards(json, &mut seen);
+    let leaked: Vec<u16> = seen.difference(known).copied().collect();
+    assert!(
+        leaked.is_empty(),
+        "R8: {what} shows values it may not know: {leaked:?}\n{json}"
+    );
+}
+
+/// `game.view` for every seat and a spectator.
+pub fn check_views(game: &Game, tracker: &Tracker) {
+    for (viewer, k) in viewers(tracker) {
+        let json = serde_json::to_value(game.view(viewer)).unwrap();
+        assert_known(&json, &tracker.known[k], &format!("view for {viewer:?}"));
+        if let (true, Some(seed)) = (tracker.round_open, tracker.seed) {
+            let text = json.to_string();
+            assert!(
+                !text.contains(&seed.to_hex()),
+                "R8.2: the open round's seed is shown"
+            );
+        }
+    }
+}
+
+/// `event.for_viewer` for every seat and a spectator; call after the tracker has applied it.
+pub fn check_event(event: &Event, tracker: &Tracker) {
+    for (viewer, k) in viewers(tracker) {
+        let projected = event.for_viewer(viewer, false);
+        let json = serde_json::to_value(&projected).unwrap();
+        assert_known(
+            &json,
+            &tracker.known[k],
+            &format!("{} for {viewer:?}", event.kind()),
+        );
+        if let Event::RoundStarted { seed, stacked, .. } = &projected {
+            assert!(
+                seed.is_none() && stacked.is_none(),
+                "R8.2: seed hidden in an open round"
+            );
+        }
+        assert_eq!(
+            projected.kind(),
+            event.kind(),
+            "a projection keeps the event's kind"
+        );
+        assert_eq!(
+            &event.for_viewer(viewer, true),
+            event,
+            "R8.2: a closed round is public"
+        );
+    }
+    assert_eq!(
+        &event.for_viewer(Viewer::Everyone, false),
+        event,
+        "Everyone sees all"
+    );
+}

@@ -1,0 +1,127 @@
+//! Shared helpers of the integration tests: a table that drives a game and checks every
+//! transition, an independent tracker of the cards, the R8 leak checks, a compact card
+//! notation and a simple playing policy. Each test binary uses a part of it.
+#![allow(dead_code)]
+
+pub mod deal;
+pub mod leaks;
+pub mod notation;
+pub mod policy;
+pub mod tracker;
+
+use racko_rules::{Action, Event, Game, Options, RoundDeal, RulesError, Seat, Seed};
+
+use tracker::Tracker;
+
+/// How much a table checks at each step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checks {
+    /// The tracker (card conservation) and the legality of the applied action.
+    Light,
+    /// Also the R8 projections and that a refused action leaves the game unchanged.
+    Full,
+}
+
+/// A game with its full event log and a tracker fed from the events.
+pub struct Table {
+    pub game: Game,
+    pub events: Vec<Event>,
+    pub tracker: Tracker,
+    pub checks: Checks,
+}
+
+impl Table {
+    pub fn new(options: Options, checks: Checks) -> Table {
+        let tracker = Tracker::new(&options);
+        let game = Game::new(options).expect("valid options");
+        Table {
+            game,
+            events: Vec::new(),
+            tracker,
+            checks,
+        }
+    }
+
+    pub fn options(&self) -> &Options {
+        self.game.options()
+    }
+
+    pub fn players(&self) -> u8 {
+        self.game.options().players
+    }
+
+    pub fn start_round(&mut self, deal: &RoundDeal) -> Result<Vec<Event>, RulesError> {
+        let events = self.game.start_round_mut(deal)?;
+        for event in &events {
+            assert_eq!(event.action(), None, "a deal records no player's choice");
+        }
+        self.record(&events);
+        Ok(events)
+    }
+
+    /// Applies an action, checking that it is accepted exactly when it is listed as legal and
+    /// that a refused action changes nothing.
+    pub fn act(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, RulesError> {
+        let listed = self.game.legal_actions(seat).contains(&action);
+        let before = (self.checks == Checks::Full).then(|| self.game.clone());
+        let result = self.game.apply_mut(seat, &action);
+        match &result {
+            Ok(events) => {
+                assert!(
+                    listed,
+                    "seat {seat}: {action:?} was accepted but not listed as legal"
+                );
+                let inputs = events.iter().filter_map(Event::action).collect::<Vec<_>>();
+                assert!(
+                    inputs.iter().all(|input| *input == (seat, action)),
+                    "the input event names the applied action: {inputs:?} vs {action:?}"
+                );
+                self.record(events);
+            }
+            Err(error) => {
+                assert!(
+                    !listed,
+                    "seat {seat}: {action:?} is listed as legal but refused: {error}"
+                );
+                if let Some(before) = before {
+                    assert_eq!(before, self.game, "a refused action changes nothing");
+                }
+            }
+        }
+        result
+    }
+
+    /// As `act`, for an action the test expects to be accepted.
+    pub fn play(&mut self, seat: Seat, action: Action) -> Vec<Event> {
+        self.act(seat, action)
+            .unwrap_or_else(|e| panic!("seat {seat}: {action:?} refused: {} ({e})", e.code()))
+    }
+
+    fn record(&mut self, events: &[Event]) {
+        for event in events {
+            self.tracker.apply(event);
+            if self.checks == Checks::Full {
+                leaks::check_event(event, &self.tracker);
+            }
+        }
+        if self.checks == Checks::Full {
+            leaks::check_views(&self.game, &self.tracker);
+        }
+        self.events.extend_from_slice(events);
+    }
+
+    /// `replay::replay` of the options and the full log rebuilds this very game (R9.2).
+    pub fn check_replay(&self) {
+        let replayed = racko_rules::replay::replay(self.game.options(), &self.events)
+            .unwrap_or_else(|e| panic!("the log does not replay: {e}"));
+        assert_eq!(
+            replayed, self.game,
+            "the replayed game equals the played one"
+        );
+    }
+}
+
+/// A fixed seed for stacked rounds; the seed still drives reshuffles (R3.6).
+pub fn seed(byte: u8) -> Seed {
+    Seed([byte; 32])
+}

@@ -1,0 +1,8 @@
+//! The Racko game server: an HTTP API (actix-web) over a store (PostgreSQL or embedded SQLite),
+//! with every game action applied by the pure rules crate `racko_rules` in one transaction.
+//!
+//! Data flows one way: request → `http` (parse, authorize) → `service` (one transaction) →
+//! `racko_rules` → events → `store` → response.
+
+pub mod error;
+pub mod store;

@@ -1,0 +1,189 @@
+//! The records the store reads and writes.
+
+use chrono::{DateTime, Utc};
+use racko_rules::{Game, Options};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness rule was broken; the str names it (e.g. "username_taken").
+    #[error("conflict: {0}")]
+    Conflict(&'static str),
+    /// The game changed since it was read.
+    #[error("stale version; current is {current}")]
+    StaleVersion { current: i64 },
+    /// Anything else (connection, SQL, (de)serialization). Logged, never shown to clients.
+    #[error("database error: {0}")]
+    Internal(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Player,
+    Admin,
+}
+
+#[derive(Clone, Debug)]
+pub struct NewAccount {
+    pub username: String,
+    /// None for a guest.
+    pub password_hash: Option<String>,
+    pub role: Role,
+    pub guest: bool,
+}
+
+// Debug is by hand so that a password hash never reaches a log line.
+#[derive(Clone)]
+pub struct Account {
+    pub id: Uuid,
+    pub username: String,
+    pub password_hash: Option<String>,
+    pub role: Role,
+    pub guest: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Account")
+            .field("id", &self.id)
+            .field("username", &self.username)
+            .field("role", &self.role)
+            .field("guest", &self.guest)
+            .finish()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Waiting for players.
+    Open,
+    /// Being played.
+    Active,
+    Finished,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRecord {
+    pub seat: u8,
+    pub account_id: Uuid,
+    pub username: String,
+    /// True when this seat is expected to act now (the "my turn" inbox).
+    pub awaiting: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub id: Uuid,
+    pub created_by: Uuid,
+    pub invite_code: String,
+    pub options: Options,
+    pub rules_version: u32,
+    /// The full rules state (hidden cards and seeds included; never sent to clients as is).
+    pub state: Game,
+    pub status: GameStatus,
+    pub seats: Vec<SeatRecord>,
+    /// Created in test mode (stacked decks allowed).
+    pub test_mode: bool,
+    /// Stacked decks for the coming rounds in test mode, as given at creation.
+    pub stacked: Vec<racko_rules::StackedDeck>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub id: Uuid,
+    pub created_by: Uuid,
+    pub invite_code: String,
+    pub options: Options,
+    pub rules_version: u32,
+    pub state: Game,
+    pub status: GameStatus,
+    pub seats: Vec<SeatRecord>,
+    pub test_mode: bool,
+    pub stacked: Vec<racko_rules::StackedDeck>,
+    /// Starts at 1 and grows by one with each change.
+    pub version: i64,
+    /// The seq of the last event (0 when none).
+    pub last_seq: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// What `Store::update_game`'s decision writes.
+#[derive(Clone, Debug)]
+pub struct GameChange {
+    pub state: Game,
+    pub status: GameStatus,
+    /// The complete new list of seats (replaces the old one).
+    pub seats: Vec<SeatRecord>,
+    pub events: Vec<NewEvent>,
+    pub idempotency: Option<IdempotencyRecord>,
+}
+
+/// One entry of a game's log as written.
+#[derive(Clone, Debug)]
+pub struct NewEvent {
+    /// The round it belongs to (0 before the first deal).
+    pub round: u32,
+    /// The event's kind (its serde tag), for filtering.
+    pub kind: String,
+    /// The account that caused it, if a player did.
+    pub actor: Option<Uuid>,
+    /// The full event as JSON (a `crate::service::LogEvent`).
+    pub payload: serde_json::Value,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredEvent {
+    pub game_id: Uuid,
+    pub seq: i64,
+    pub round: u32,
+    pub kind: String,
+    pub actor: Option<Uuid>,
+    pub payload: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A finished request's answer, kept for retries with the same `Idempotency-Key`.
+#[derive(Clone, Debug)]
+pub struct IdempotencyRecord {
+    pub account_id: Uuid,
+    pub key: String,
+    /// SHA-256 (hex) of what identifies the request (method, path, body).
+    pub request_hash: String,
+    pub status: u16,
+    pub body: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GameQuery {
+    /// Only games where this account holds a seat.
+    pub player: Option<Uuid>,
+    /// Only games in this status.
+    pub status: Option<GameStatus>,
+    /// With `player`: only games where that player's seat is awaited.
+    pub awaiting_player: bool,
+    /// 1..=100
+    pub limit: i64,
+    /// From a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GamePage {
+    pub games: Vec<GameRecord>,
+    /// Opaque; None when this was the last page.
+    pub next_cursor: Option<String>,
+}
