@@ -53,7 +53,7 @@ impl Slot {
     }
     /// The index 0..12 of a valid label (slot 5 is index 0), or None.
     pub fn index(self) -> Option<usize> {
-        if self.0 >= 5 && self.0 <= 60 && self.0 % 5 == 0 {
+        if self.0 >= 5 && self.0 <= 60 && self.0.is_multiple_of(5) {
             Some(usize::from(self.0 / 5 - 1))
         } else {
             None

@@ -19,8 +19,8 @@ pub enum RoundEnd {
 }
 
 /// Hidden values are `Option`s: `Some` in the full event, `None` in a projection for a viewer who
-/// may not see them. TODO(engine): this list is a starting point; add facts as needed (e.g. the
-/// void card swap of a drawer without a number card), keeping one "input" event per action.
+/// may not see them. Each accepted action produces exactly one "input" event, the one
+/// [`Event::action`] maps back to the action; the other events follow from the rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -82,11 +82,14 @@ pub enum Event {
         taken: Option<Card>,
     },
     /// R3.4 card swap with no effect: the named card of `with` is a joker (a joker never leaves
-    /// its slot this way), or (`with` None) the drawer has no number card to give.
+    /// its slot this way; then `with`, `their_slot` and `my_slot` are the drawer's choice), or
+    /// (all None) the drawer has no number card to give, which needs no choice.
     CardSwapVoid {
         seat: Seat,
         with: Option<Seat>,
         their_slot: Option<Slot>,
+        #[serde(default)]
+        my_slot: Option<Slot>,
     },
     /// R3.4 rack swap.
     RacksSwapped { seat: Seat, with: Seat },
@@ -114,16 +117,109 @@ impl Event {
     /// The event as `viewer` may see it. `round_closed` is true when the round this event
     /// belongs to has ended (R8.2: then everything of that round is public).
     pub fn for_viewer(&self, viewer: Viewer, round_closed: bool) -> Event {
-        todo!("{viewer:?} {round_closed}")
+        let me = match viewer {
+            Viewer::Everyone => return self.clone(),
+            _ if round_closed => return self.clone(),
+            Viewer::Seat { seat } => Some(seat),
+            Viewer::Spectator => None,
+        };
+        let is_me = |seat: Seat| me == Some(seat);
+        let mut event = self.clone();
+        match &mut event {
+            Event::RoundStarted { seed, stacked, .. } => {
+                *seed = None;
+                *stacked = None;
+            }
+            Event::Dealt { racks } => {
+                for (seat, rack) in racks.iter_mut().enumerate() {
+                    if me.map(usize::from) != Some(seat) {
+                        *rack = None;
+                    }
+                }
+            }
+            // An event card is carried out in the open (R3.4).
+            Event::Drew { seat, card } if !is_me(*seat) && !card.is_some_and(|c| c.is_event()) => {
+                *card = None;
+            }
+            Event::DrawnPlaced { seat, card, .. } | Event::BlitzCardPlaced { seat, card, .. }
+                if !is_me(*seat) =>
+            {
+                *card = None;
+            }
+            Event::CardsSwapped {
+                seat,
+                with,
+                given,
+                taken,
+                ..
+            } if !is_me(*seat) && !is_me(*with) => {
+                *given = None;
+                *taken = None;
+            }
+            _ => {}
+        }
+        event
     }
 
     /// The seat and action that caused this event, for events that record a player's choice.
+    /// Exactly one event of each accepted action maps back to it.
     pub fn action(&self) -> Option<(Seat, Action)> {
-        todo!()
+        let input = match *self {
+            Event::DealChosen { dealer, blitz } => (dealer, Action::ChooseDeal { blitz }),
+            Event::BlitzCardPlaced { seat, slot, .. } => (seat, Action::PlaceBlitzCard { slot }),
+            Event::DiscardTaken { seat, slot, .. } => (seat, Action::TakeDiscard { slot }),
+            Event::Drew { seat, .. } => (seat, Action::Draw),
+            Event::DrawnPlaced { seat, slot, .. } => (seat, Action::PlaceDrawn { slot }),
+            Event::DrawnDiscarded { seat, .. } => (seat, Action::DiscardDrawn),
+            Event::CardsSwapped {
+                seat,
+                with,
+                my_slot,
+                their_slot,
+                ..
+            }
+            | Event::CardSwapVoid {
+                seat,
+                with: Some(with),
+                their_slot: Some(their_slot),
+                my_slot: Some(my_slot),
+            } => (
+                seat,
+                Action::SwapCard {
+                    with,
+                    their_slot,
+                    my_slot,
+                },
+            ),
+            Event::RacksSwapped { seat, with } => (seat, Action::SwapRacks { with }),
+            Event::RackoCalled { seat } => (seat, Action::CallRacko),
+            _ => return None,
+        };
+        Some(input)
     }
 
     /// A stable snake_case name of the event kind (matches the serde tag).
     pub fn kind(&self) -> &'static str {
-        todo!()
+        match self {
+            Event::RoundStarted { .. } => "round_started",
+            Event::DealChosen { .. } => "deal_chosen",
+            Event::Dealt { .. } => "dealt",
+            Event::BlitzDealStarted => "blitz_deal_started",
+            Event::BlitzCardPlaced { .. } => "blitz_card_placed",
+            Event::StartCard { .. } => "start_card",
+            Event::TurnStarted { .. } => "turn_started",
+            Event::DiscardTaken { .. } => "discard_taken",
+            Event::Drew { .. } => "drew",
+            Event::DrawnPlaced { .. } => "drawn_placed",
+            Event::DrawnDiscarded { .. } => "drawn_discarded",
+            Event::Skipped { .. } => "skipped",
+            Event::CardsSwapped { .. } => "cards_swapped",
+            Event::CardSwapVoid { .. } => "card_swap_void",
+            Event::RacksSwapped { .. } => "racks_swapped",
+            Event::StockReshuffled { .. } => "stock_reshuffled",
+            Event::RackoCalled { .. } => "racko_called",
+            Event::RoundEnded { .. } => "round_ended",
+            Event::GameEnded { .. } => "game_ended",
+        }
     }
 }

@@ -1,8 +1,25 @@
 //! The state of a game and the transitions of the rules (R2..R7).
+//!
+//! The work is split by moment of play: [`deal`](self) deals a round (R2, R7.3), `turn` checks
+//! and carries out the actions of a turn (R3, R4.2), `end` scores a round and ends the game
+//! (R5, R6, R7.1), `legal` lists the legal actions and `project` builds the views (R8).
+
+mod deal;
+mod end;
+mod legal;
+mod project;
+mod turn;
+
+#[cfg(test)]
+mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Action, Event, Options, RoundDeal, RulesError, Seat, View, Viewer};
+use crate::view::RoundResult;
+use crate::{
+    Action, Card, DeckCounts, Event, Options, Rack, RoundDeal, RulesError, Seat, Seed, Slot,
+    StackedDeck, View, Viewer,
+};
 
 /// Where in the play a game is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,12 +52,53 @@ pub enum TurnStage {
     RackSwap,
 }
 
+/// The Blitz deal in progress (R7.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct BlitzDeal {
+    /// The number cards in deal order (R2.2); seat s's k-th card is
+    /// `deal[k * players + (s - start) mod players]`.
+    deal: Vec<u16>,
+    /// Per seat, bit i set when slot index i holds its card. Empty slots of `Game::racks` hold
+    /// a placeholder that no view or event ever shows.
+    filled: Vec<u16>,
+}
+
+/// Every slot filled.
+const FULL_RACK: u16 = (1 << 12) - 1;
+
 /// A whole game. It serializes (serde) completely, hidden cards and seeds included: the server
 /// stores it as the current state. Never send it to a client; send `view()` instead.
-/// TODO(engine): the fields are the engine's choice.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Game {
     options: Options,
+    /// The deck in use (R1.4), resolved once.
+    deck: DeckCounts,
+    phase: Phase,
+    /// Rounds started so far.
+    round: u32,
+    /// The dealer of the current (or last) round.
+    dealer: Seat,
+    /// The seed of the current (or last) round (R9).
+    seed: Seed,
+    /// Shuffle streams used so far in this round; the next reshuffle uses this stream (R9.1).
+    shuffles: u64,
+    /// A stacked deck waiting for the dealer's choice (R7.3).
+    pending_stack: Option<StackedDeck>,
+    /// `racks[s]` is seat s's rack.
+    racks: Vec<Rack>,
+    /// The face-down stock, bottom first: the top card is the last (so drawing is a pop).
+    stock: Vec<Card>,
+    /// The discard pile, bottom first: the top card is the last.
+    discard: Vec<Card>,
+    /// The card the player on turn has drawn and not yet placed, discarded or carried out.
+    drawn: Option<Card>,
+    blitz: Option<BlitzDeal>,
+    /// Scores of every ended round, by seat.
+    round_scores: Vec<Vec<u32>>,
+    /// Totals by seat (R6.1).
+    totals: Vec<u32>,
+    /// The last ended round, public (R8.2).
+    last_round: Option<RoundResult>,
 }
 
 impl Game {
@@ -48,7 +106,25 @@ impl Game {
     /// R1.4 or R7.1.
     pub fn new(options: Options) -> Result<Game, RulesError> {
         options.validate()?;
-        todo!()
+        let players = usize::from(options.players);
+        Ok(Game {
+            deck: options.deck_counts(),
+            options,
+            phase: Phase::AwaitingRound,
+            round: 0,
+            dealer: 0,
+            seed: Seed([0; 32]),
+            shuffles: 0,
+            pending_stack: None,
+            racks: vec![Rack([Card::Joker; 12]); players],
+            stock: Vec::new(),
+            discard: Vec::new(),
+            drawn: None,
+            blitz: None,
+            round_scores: Vec::new(),
+            totals: vec![0; players],
+            last_round: None,
+        })
     }
 
     pub fn options(&self) -> &Options {
@@ -56,17 +132,17 @@ impl Game {
     }
 
     pub fn phase(&self) -> &Phase {
-        todo!()
+        &self.phase
     }
 
     /// Rounds started so far (0 before the first deal).
     pub fn round(&self) -> u32 {
-        todo!()
+        self.round
     }
 
     /// True when `round` has ended (R8.2 then makes all of it public).
     pub fn round_closed(&self, round: u32) -> bool {
-        todo!("{round}")
+        round < self.round || (round == self.round && !self.in_round())
     }
 
     /// True when the caller must deal the next round.
@@ -81,7 +157,15 @@ impl Game {
     /// The seats that are expected to act now (whose turn it is, the choosing dealer, the seats
     /// still placing Blitz cards); a Racko call is possible beyond these. For "my turn" inboxes.
     pub fn awaiting(&self) -> Vec<Seat> {
-        todo!()
+        match &self.phase {
+            Phase::ChoosingDeal { dealer } => vec![*dealer],
+            Phase::Turn { seat, .. } => vec![*seat],
+            Phase::BlitzDeal => self
+                .seats()
+                .filter(|s| self.blitz_card(*s).is_some())
+                .collect(),
+            Phase::AwaitingRound | Phase::GameOver { .. } => Vec::new(),
+        }
     }
 
     /// Deals the next round (R2, R7.3): `round_in_progress` unless `needs_round()`.
@@ -93,7 +177,17 @@ impl Game {
 
     /// As `start_round`, in place; on error `self` is unchanged.
     pub fn start_round_mut(&mut self, deal: &RoundDeal) -> Result<Vec<Event>, RulesError> {
-        todo!("{deal:?}")
+        match self.phase {
+            Phase::AwaitingRound => {}
+            Phase::GameOver { .. } => return Err(RulesError::GameOver),
+            _ => return Err(RulesError::RoundInProgress),
+        }
+        if let Some(stacked) = &deal.stacked {
+            stacked.validate(&self.deck, self.options.players)?;
+        }
+        let mut events = Vec::with_capacity(4);
+        self.deal_round(deal, &mut events);
+        Ok(events)
     }
 
     /// Applies `action` of `seat`. On success, the new game and the events, in order; on error
@@ -106,16 +200,97 @@ impl Game {
 
     /// As `apply`, in place (checks fully before it changes anything).
     pub fn apply_mut(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
-        todo!("{seat} {action:?}")
+        self.check(seat, action)?;
+        let mut events = Vec::with_capacity(4);
+        self.perform(seat, *action, &mut events);
+        Ok(events)
     }
 
     /// Exactly the actions `seat` may take now; empty when none (or `seat` is not at the table).
     pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        todo!("{seat}")
+        let mut actions = Vec::new();
+        self.legal_actions_into(seat, &mut actions);
+        actions
     }
 
     /// The R8 projection for `viewer`, with the viewer's legal actions.
     pub fn view(&self, viewer: Viewer) -> View {
-        todo!("{viewer:?}")
+        self.project(viewer)
     }
+
+    /// The rack of `seat` as it stands (for tests and audits; it holds hidden cards).
+    pub fn rack(&self, seat: Seat) -> Option<&Rack> {
+        self.racks.get(usize::from(seat))
+    }
+
+    /// The discard pile, bottom first (public, R8.1).
+    pub fn discard_pile(&self) -> &[Card] {
+        &self.discard
+    }
+
+    /// The number of cards in the stock (public, R8.1).
+    pub fn stock_size(&self) -> usize {
+        self.stock.len()
+    }
+
+    /// Totals by seat (R6.1).
+    pub fn totals(&self) -> &[u32] {
+        &self.totals
+    }
+
+    fn players(&self) -> u8 {
+        self.options.players
+    }
+
+    fn seats(&self) -> impl Iterator<Item = Seat> {
+        0..self.players()
+    }
+
+    /// The seat left of `seat` (R1.1).
+    fn left_of(&self, seat: Seat) -> Seat {
+        (seat + 1) % self.players()
+    }
+
+    /// The start player of the current round (R2.1).
+    fn start_seat(&self) -> Seat {
+        self.left_of(self.dealer)
+    }
+
+    fn in_round(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::ChoosingDeal { .. } | Phase::BlitzDeal | Phase::Turn { .. }
+        )
+    }
+
+    fn rack_cards(&self, seat: Seat) -> &[Card; 12] {
+        &self.racks[usize::from(seat)].0
+    }
+
+    /// The card Blitz would deal to `seat` next, if it still has an empty slot (R7.3).
+    fn blitz_card(&self, seat: Seat) -> Option<Card> {
+        let blitz = self.blitz.as_ref()?;
+        let filled = *blitz.filled.get(usize::from(seat))?;
+        if filled == FULL_RACK {
+            return None;
+        }
+        let players = usize::from(self.players());
+        let received = filled.count_ones() as usize;
+        let offset = usize::from((seat + self.players() - self.start_seat()) % self.players());
+        let value = *blitz.deal.get(received * players + offset)?;
+        Some(Card::Number { value })
+    }
+
+    /// True when the Blitz deal has filled slot `index` of `seat`, or no Blitz deal is on.
+    fn slot_filled(&self, seat: Seat, index: usize) -> bool {
+        match &self.blitz {
+            Some(blitz) => blitz.filled[usize::from(seat)] & (1 << index) != 0,
+            None => true,
+        }
+    }
+}
+
+/// The index of a slot label, or `slot_out_of_range`.
+fn slot_index(slot: Slot) -> Result<usize, RulesError> {
+    slot.index().ok_or(RulesError::SlotOutOfRange(slot.0))
 }

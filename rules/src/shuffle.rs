@@ -1,15 +1,51 @@
-//! Deterministic shuffles (R9). The exact algorithm is part of the rules version and is written
-//! out here so that an outside verifier can reimplement it.
+//! Deterministic shuffles (R9). The exact algorithm is part of the rules version
+//! ([`crate::RULES_VERSION`]) and is written out here so that an outside verifier holding a
+//! round's seed can recompute every deck order of that round.
 //!
-//! TODO(engine): document the algorithm precisely: ChaCha20 keystream (key = round seed,
-//! stream/nonce = shuffle index within the round: 0 = the number cards for the deal, 1 = the
-//! stock, 2.. = each reshuffle of the discards R3.6), read as little-endian u32 words, and an
-//! unbiased Fisher–Yates by rejection sampling written out in code. Which list is shuffled and
-//! in which order its cards start must be stated too.
+//! # The random words
+//! Each shuffle reads its own ChaCha20 keystream: `rand_chacha::ChaCha20Rng::from_seed(seed)`
+//! (key = the 32 seed bytes, 20 rounds, 64-bit block counter starting at 0) with
+//! `set_stream(stream)` (the 64-bit nonce = `stream`). Words are read with `next_u32`: the
+//! keystream taken 4 bytes at a time as little-endian `u32`, in order, from block 0 on.
+//!
+//! Streams within one round:
+//! - stream 0: the number cards, for the deal (R2.2);
+//! - stream 1: the stock (R2.3);
+//! - stream 2, 3, ...: each reshuffle of the discards (R3.6), in the order they happen in the
+//!   round. A stacked deck replaces streams 0 and 1 only; reshuffles still start at stream 2.
+//!
+//! # The shuffle
+//! An unbiased Fisher–Yates over a list `a` of `n` cards: for `i` from `n-1` down to `1`, draw
+//! `j` uniform in `0..=i` and swap `a[i]` and `a[j]`. To draw `j`: `bound = i + 1`,
+//! `zone = floor(2^32 / bound) * bound` (the largest multiple of `bound` that fits in 2^32);
+//! read words `x` until `x < zone` (rejecting the rest), then `j = x % bound`.
+//!
+//! # The lists and their initial order
+//! - Deal (stream 0): the number cards in ascending order `1, 2, ..., max_number`. After the
+//!   shuffle, the first `12 * players` are dealt in that order (R2.2: one at a time clockwise
+//!   from the start player; a seat's first card into slot 60, its twelfth into slot 5).
+//! - Stock (stream 1): the number cards that were not dealt, in their shuffled order from the
+//!   deal list, then all jokers, then all card swaps, then all skips, then all rack swaps.
+//!   After the shuffle, index 0 is the top of the stock: it is turned up as the start card.
+//! - Reshuffle (stream 2+): the discard pile from bottom to top without its top card (which
+//!   stays as the new discard pile). After the shuffle, index 0 is the top of the new stock.
+//!
+//! [`shuffled_deck`] computes the first two; the game performs reshuffles with [`shuffle`].
 
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-use crate::Card;
+use crate::{Card, DeckCounts, RulesError};
+
+/// Stream numbers within a round (see the module docs).
+pub const DEAL_STREAM: u64 = 0;
+pub const STOCK_STREAM: u64 = 1;
+pub const FIRST_RESHUFFLE_STREAM: u64 = 2;
+
+/// Cards per rack (R1.2).
+const RACK_SIZE: usize = 12;
 
 /// A round's 32-byte shuffle seed; serialized as 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -19,7 +55,7 @@ pub struct Seed(pub [u8; 32]);
 impl Seed {
     /// The R9.2 commitment: SHA-256 of the 32 seed bytes, lowercase hex.
     pub fn commitment(&self) -> String {
-        todo!()
+        hex::encode(Sha256::digest(self.0))
     }
     pub fn to_hex(&self) -> String {
         hex::encode(self.0)
@@ -74,5 +110,95 @@ pub struct RoundDeal {
 
 /// Shuffles `cards` in place with the ChaCha20 stream `stream` of `seed` (see module docs).
 pub fn shuffle(cards: &mut [Card], seed: &Seed, stream: u64) {
-    todo!("{} {:?} {stream}", cards.len(), seed)
+    let mut rng = ChaCha20Rng::from_seed(seed.0);
+    rng.set_stream(stream);
+    for i in (1..cards.len()).rev() {
+        let j = uniform_up_to(&mut rng, i as u64);
+        cards.swap(i, j as usize);
+    }
 }
+
+/// A uniform draw in `0..=top` by rejection sampling (module docs), `top < 2^32`.
+fn uniform_up_to(rng: &mut ChaCha20Rng, top: u64) -> u64 {
+    let bound = top + 1;
+    let zone = (1u64 << 32) / bound * bound;
+    loop {
+        let x = u64::from(rng.next_u32());
+        if x < zone {
+            return x % bound;
+        }
+    }
+}
+
+/// The deck a seed deals for `players` (streams 0 and 1, module docs), as a stacked deck.
+pub fn shuffled_deck(counts: &DeckCounts, players: u8, seed: &Seed) -> StackedDeck {
+    let mut numbers: Vec<Card> = (1..=counts.max_number)
+        .map(|value| Card::Number { value })
+        .collect();
+    shuffle(&mut numbers, seed, DEAL_STREAM);
+    let dealt = (RACK_SIZE * usize::from(players)).min(numbers.len());
+    let deal = numbers[..dealt].iter().filter_map(Card::number).collect();
+    let mut stock = Vec::with_capacity(counts.total() - dealt);
+    stock.extend_from_slice(&numbers[dealt..]);
+    let events = [
+        (Card::Joker, counts.jokers),
+        (Card::CardSwap, counts.card_swaps),
+        (Card::Skip, counts.skips),
+        (Card::RackSwap, counts.rack_swaps),
+    ];
+    for (card, count) in events {
+        stock.extend(std::iter::repeat_n(card, usize::from(count)));
+    }
+    shuffle(&mut stock, seed, STOCK_STREAM);
+    StackedDeck { deal, stock }
+}
+
+impl StackedDeck {
+    /// R2.2/R2.3: `deal` holds 12 number cards per player and, with `stock`, every card of the
+    /// deck exactly once. Messages name no card value (the deck may be secret to someone).
+    pub fn validate(&self, counts: &DeckCounts, players: u8) -> Result<(), RulesError> {
+        let bad = |message: String| Err(RulesError::InvalidStackedDeck(message));
+        let dealt = RACK_SIZE * usize::from(players);
+        if self.deal.len() != dealt {
+            return bad(format!(
+                "the deal must hold {dealt} number cards, it holds {}",
+                self.deal.len()
+            ));
+        }
+        let mut seen = vec![false; usize::from(counts.max_number) + 1];
+        let numbers = self
+            .deal
+            .iter()
+            .copied()
+            .chain(self.stock.iter().filter_map(Card::number));
+        for value in numbers {
+            match seen.get_mut(usize::from(value)) {
+                Some(present) if value >= 1 && !*present => *present = true,
+                Some(_) if value >= 1 => return bad("a number card appears twice".into()),
+                _ => {
+                    let max = counts.max_number;
+                    return bad(format!("number cards must be 1..={max}"));
+                }
+            }
+        }
+        if seen.iter().skip(1).any(|present| !present) {
+            return bad("a number card is missing".into());
+        }
+        let wanted = [
+            ("jokers", Card::Joker, counts.jokers),
+            ("card swaps", Card::CardSwap, counts.card_swaps),
+            ("skips", Card::Skip, counts.skips),
+            ("rack swaps", Card::RackSwap, counts.rack_swaps),
+        ];
+        for (name, kind, want) in wanted {
+            let have = self.stock.iter().filter(|card| **card == kind).count();
+            if have != usize::from(want) {
+                return bad(format!("the deck holds {want} {name}, the stock {have}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
