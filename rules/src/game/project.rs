@@ -7,6 +7,9 @@ use crate::{Seat, Slot, View, Viewer};
 impl Game {
     pub(super) fn project(&self, viewer: Viewer) -> View {
         let in_round = self.in_round();
+        // Before the dealer has chosen, the racks still hold the last round's cards (or the
+        // placeholders of a new game): no rack of this round exists yet.
+        let dealt = in_round && !matches!(self.phase, Phase::ChoosingDeal { .. });
         let own_seat = match viewer {
             Viewer::Seat { seat } if seat < self.players() => Some(seat),
             _ => None,
@@ -33,9 +36,9 @@ impl Game {
             turn,
             awaiting: self.awaiting(),
             rack: own_seat
-                .filter(|_| in_round)
+                .filter(|_| dealt)
                 .map(|seat| self.visible_rack(seat)),
-            racks: (everyone && in_round)
+            racks: (everyone && dealt)
                 .then(|| self.seats().map(|seat| self.visible_rack(seat)).collect()),
             drawn,
             blitz_card: own_seat.and_then(|seat| self.blitz_card(seat)),
