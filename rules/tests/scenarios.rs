@@ -45,8 +45,8 @@ fn scenario_files() {
             scenario.name
         );
         assert!(
-            !scenario.rules.is_empty(),
-            "{file}: {} names no rule",
+            !scenario.rules.is_empty() && !scenario.description.is_empty(),
+            "{file}: {} needs rules and a description",
             scenario.name
         );
         let result = catch_unwind(AssertUnwindSafe(|| scenario::run(scenario)));

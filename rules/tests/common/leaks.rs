@@ -1,8 +1,9 @@
 //! The R8 projection checks. A projection is serialized to JSON and every number card in it
 //! (an object `{"kind": "number", "value": v}`) must be a value the viewer may know (the
-//! tracker's `known`): its own rack, cards it drew or swapped, the discard pile, and the racks
-//! shown at earlier round ends. Sound (a legal projection never fails) though not complete (a
-//! leaked value the viewer happens to know already goes unnoticed).
+//! tracker's `known`): its own rack, cards it drew or swapped, the discard pile of this round.
+//! A view's `last_round` (the racks shown at the last round's end, public by R8.2) is left out.
+//! Sound (a legal projection never fails) though not complete (a leaked value the viewer
+//! happens to know already goes unnoticed).
 
 use std::collections::BTreeSet;
 
@@ -27,9 +28,11 @@ pub fn number_cards(json: &Value, out: &mut BTreeSet<u16>) {
     }
 }
 
-fn viewers(tracker: &Tracker) -> impl Iterator<Item = (Viewer, usize)> {
+fn viewers(tracker: &Tracker) -> Vec<(Viewer, usize)> {
     let seats = (0..tracker.players).map(|s| (Viewer::Seat { seat: s as u8 }, s));
-    seats.chain(std::iter::once((Viewer::Spectator, tracker.players)))
+    seats
+        .chain([(Viewer::Spectator, tracker.players)])
+        .collect()
 }
 
 fn assert_known(json: &Value, known: &BTreeSet<u16>, what: &str) {
@@ -42,10 +45,19 @@ fn assert_known(json: &Value, known: &BTreeSet<u16>, what: &str) {
     );
 }
 
-/// `game.view` for every seat and a spectator.
-pub fn check_views(game: &Game, tracker: &Tracker) {
+/// `game.view` for every seat and a spectator. A seat's next Blitz card is its own (R7.3); the
+/// tracker checks that it is the card the seat then places.
+pub fn check_views(game: &Game, tracker: &mut Tracker) {
     for (viewer, k) in viewers(tracker) {
-        let json = serde_json::to_value(game.view(viewer)).unwrap();
+        let view = game.view(viewer);
+        match viewer {
+            Viewer::Seat { seat } => tracker.blitz_shown[usize::from(seat)] = view.blitz_card,
+            _ => assert_eq!(view.blitz_card, None, "only a seat sees its Blitz card"),
+        }
+        let mut json = serde_json::to_value(view).unwrap();
+        let fields = json.as_object_mut().unwrap();
+        fields.remove("last_round");
+        fields.remove("blitz_card");
         assert_known(&json, &tracker.known[k], &format!("view for {viewer:?}"));
         if let (true, Some(seed)) = (tracker.round_open, tracker.seed) {
             let text = json.to_string();

@@ -9,7 +9,7 @@ pub mod notation;
 pub mod policy;
 pub mod tracker;
 
-use racko_rules::{Action, Event, Game, Options, RoundDeal, RulesError, Seat, Seed};
+use racko_rules::{Action, Event, Game, Options, Phase, RoundDeal, RulesError, Seat, Seed};
 
 use tracker::Tracker;
 
@@ -105,9 +105,35 @@ impl Table {
             }
         }
         if self.checks == Checks::Full {
-            leaks::check_views(&self.game, &self.tracker);
+            leaks::check_views(&self.game, &mut self.tracker);
         }
+        self.check_engine_agrees();
         self.events.extend_from_slice(events);
+    }
+
+    /// The engine's own state (its accessors) agrees with the tracker's, during play.
+    fn check_engine_agrees(&self) {
+        if !matches!(self.game.phase(), Phase::Turn { .. }) {
+            return;
+        }
+        let t = &self.tracker;
+        for seat in 0..self.players() {
+            let rack = self
+                .game
+                .rack(seat)
+                .expect("a seat at the table has a rack");
+            assert_eq!(
+                rack.0.map(Some),
+                t.racks[usize::from(seat)],
+                "seat {seat}'s rack"
+            );
+        }
+        assert_eq!(
+            self.game.discard_pile(),
+            t.discard.as_slice(),
+            "discard pile"
+        );
+        assert_eq!(self.game.stock_size(), t.stock, "stock size");
     }
 
     /// `replay::replay` of the options and the full log rebuilds this very game (R9.2).

@@ -27,8 +27,8 @@ pub struct Tracker {
     pub winners: Option<Vec<Seat>>,
     /// Number values each seat may know this round (index `players` is the spectator: public).
     pub known: Vec<BTreeSet<u16>>,
-    /// The racks shown at the last round end (R8.2), public from then on.
-    pub revealed: BTreeSet<u16>,
+    /// The next Blitz card each seat's view showed it (R7.3); checked when it is placed.
+    pub blitz_shown: Vec<Option<Card>>,
 }
 
 impl Tracker {
@@ -49,7 +49,7 @@ impl Tracker {
             totals: vec![0; players],
             winners: None,
             known: vec![BTreeSet::new(); players + 1],
-            revealed: BTreeSet::new(),
+            blitz_shown: vec![None; players],
         }
     }
 
@@ -115,13 +115,17 @@ impl Tracker {
                 self.drawn = None;
                 self.round_open = true;
                 self.seed = *seed;
-                self.known = vec![self.revealed.clone(); self.players + 1];
+                self.known = vec![BTreeSet::new(); self.players + 1];
             }
             Event::DealChosen { .. } | Event::BlitzDealStarted | Event::TurnStarted { .. } => {}
             Event::Dealt { racks } => {
                 assert_eq!(racks.len(), self.players, "Dealt names every seat");
                 for (seat, rack) in racks.iter().enumerate() {
                     let rack = rack.expect("a full event shows every rack");
+                    assert!(
+                        rack.0.iter().all(|c| c.number().is_some()),
+                        "R2.2: numbers only"
+                    );
                     self.racks[seat] = rack.0.map(Some);
                     self.learn_rack(seat as Seat);
                     self.stock -= 12;
@@ -132,6 +136,9 @@ impl Tracker {
                 let place = self.slot_mut(*seat, *slot);
                 assert!(place.is_none(), "Blitz card placed into an occupied slot");
                 *place = Some(card);
+                if let Some(shown) = self.blitz_shown[usize::from(*seat)].take() {
+                    assert_eq!(shown, card, "the Blitz card shown is the one placed");
+                }
                 self.learn(Some(*seat), card);
                 self.stock -= 1;
             }
@@ -277,13 +284,14 @@ impl Tracker {
                 self.round_open = false;
                 self.round_scores.push(scores.clone());
                 self.totals = totals.clone();
-                self.revealed = racks
+                // R8.2: every rack is shown.
+                let shown: Vec<u16> = racks
                     .iter()
                     .flat_map(|r| r.0)
                     .filter_map(|c| c.number())
                     .collect();
                 for known in &mut self.known {
-                    known.extend(self.revealed.iter().copied());
+                    known.extend(shown.iter().copied());
                 }
             }
             Event::GameEnded { winners, totals } => {

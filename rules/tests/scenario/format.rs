@@ -125,6 +125,9 @@ pub struct Expect {
     pub totals: Option<Vec<u32>>,
     #[serde(default)]
     pub winners: Option<Vec<Seat>>,
+    /// With Partner: team 0 (seats 0 and 2), team 1 (seats 1 and 3).
+    #[serde(default)]
+    pub team_totals: Option<Vec<u32>>,
     /// Seat (as a string key) to expectations on its legal actions.
     #[serde(default)]
     pub legal: BTreeMap<String, Legal>,

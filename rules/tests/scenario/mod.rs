@@ -3,7 +3,7 @@
 
 pub mod format;
 
-use racko_rules::{Card, Event, Game, RoundDeal};
+use racko_rules::{Card, Event, Game, RoundDeal, Viewer};
 use serde_json::Value;
 
 use crate::common::deal::{deal_from_hands, deal_from_racks, stacked, start_seat};
@@ -161,6 +161,10 @@ fn check(table: &Table, expect: &Expect) {
     }
     if let Some(totals) = &expect.totals {
         assert_eq!(&t.totals, totals, "totals");
+    }
+    if let Some(teams) = &expect.team_totals {
+        let view = table.game.view(Viewer::Everyone);
+        assert_eq!(view.team_totals.as_ref(), Some(teams), "team totals");
     }
     if let Some(winners) = &expect.winners {
         assert_eq!(t.winners.as_ref(), Some(winners), "winners");
