@@ -1,8 +1,8 @@
 //! The state of a game and the transitions of the rules (R2..R7).
 //!
-//! The work is split by moment of play: [`deal`](self) deals a round (R2, R7.3), `turn` checks
-//! and carries out the actions of a turn (R3, R4.2), `end` scores a round and ends the game
-//! (R5, R6, R7.1), `legal` lists the legal actions and `project` builds the views (R8).
+//! The work is split by moment of play: `deal` deals a round (R2, R7.3), `turn` checks and
+//! carries out the actions of a turn (R3, R4.2), `end` scores a round and ends the game (R5,
+//! R6, R7.1), `legal` lists the legal actions and `project` builds the views (R8).
 
 mod deal;
 mod end;

@@ -4,9 +4,15 @@
 //!
 //! # The random words
 //! Each shuffle reads its own ChaCha20 keystream: `rand_chacha::ChaCha20Rng::from_seed(seed)`
-//! (key = the 32 seed bytes, 20 rounds, 64-bit block counter starting at 0) with
-//! `set_stream(stream)` (the 64-bit nonce = `stream`). Words are read with `next_u32`: the
-//! keystream taken 4 bytes at a time as little-endian `u32`, in order, from block 0 on.
+//! with `set_stream(stream)`, words read with `next_u32`. Written out: the 16-word ChaCha
+//! state is the constants `0x61707865 0x3320646e 0x79622d32 0x6b206574`, the 32 seed bytes as
+//! 8 little-endian words (the key), a 64-bit block counter starting at 0 (low word, high
+//! word), and the 64-bit `stream` as the nonce (low word, high word). Each block is 20 rounds
+//! (10 double rounds) plus the input state, as in RFC 7539 but for that counter/nonce split;
+//! its 16 output words are used in order, then the counter goes up by one.
+//!
+//! An independent reimplementation from this text (in Python) reproduces the fixed vectors of
+//! the tests of this module.
 //!
 //! Streams within one round:
 //! - stream 0: the number cards, for the deal (R2.2);
@@ -101,6 +107,7 @@ pub struct StackedDeck {
 /// What the caller supplies to deal a round: the seed always (it drives reshuffles, R3.6, and is
 /// committed and revealed, R9.2); a stacked deck replaces the two initial shuffles.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RoundDeal {
     pub seed: Seed,

@@ -246,3 +246,33 @@ fn r9_2_replay_names_the_first_difference() {
     let err = replay(&options, &log).expect_err("a changed log does not replay");
     assert_eq!(err.index, at);
 }
+
+/// Throughput: `cargo test --release -p racko-rules --lib throughput -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    let mut dice = Dice(5);
+    let mut game = Game::new(options(4)).expect("valid");
+    let mut steps = 0u64;
+    let started = std::time::Instant::now();
+    while steps < 3_000_000 {
+        if game.needs_round() || game.is_over() || game.round() > 50 {
+            if !game.needs_round() {
+                game = Game::new(options(4)).expect("valid");
+            }
+            let deal = RoundDeal {
+                seed: dice.seed(),
+                stacked: None,
+            };
+            game.start_round_mut(&deal).expect("deals");
+            continue;
+        }
+        let seat = game.awaiting()[0];
+        let legal = game.legal_actions(seat);
+        let action = legal[dice.below(legal.len())];
+        game.apply_mut(seat, &action).expect("legal");
+        steps += 1;
+    }
+    let rate = steps as f64 / started.elapsed().as_secs_f64();
+    eprintln!("{rate:.0} actions per second");
+}
