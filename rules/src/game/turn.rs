@@ -151,18 +151,17 @@ impl Game {
         }
     }
 
-    /// Puts `card` into `slot` of `seat`; returns the card that was there.
-    fn put_into_slot(&mut self, seat: Seat, slot: Slot, card: Card) -> Card {
-        let index = slot.index().unwrap_or(0);
+    /// Puts `card` into slot index `index` of `seat`; returns the card that was there.
+    fn put_into_slot(&mut self, seat: Seat, index: usize, card: Card) -> Card {
         std::mem::replace(&mut self.racks[usize::from(seat)].0[index], card)
     }
 
     /// R3.1a
     fn take_discard(&mut self, seat: Seat, slot: Slot, events: &mut Vec<Event>) {
-        let Some(card) = self.discard.pop() else {
+        let (Some(index), Some(card)) = (slot.index(), self.discard.pop()) else {
             return;
         };
-        let replaced = self.put_into_slot(seat, slot, card);
+        let replaced = self.put_into_slot(seat, index, card);
         self.discard.push(replaced);
         events.push(Event::DiscardTaken {
             seat,
@@ -208,10 +207,10 @@ impl Game {
 
     /// R3.2
     fn place_drawn(&mut self, seat: Seat, slot: Slot, events: &mut Vec<Event>) {
-        let Some(card) = self.drawn.take() else {
+        let (Some(index), Some(card)) = (slot.index(), self.drawn.take()) else {
             return;
         };
-        let replaced = self.put_into_slot(seat, slot, card);
+        let replaced = self.put_into_slot(seat, index, card);
         self.discard.push(replaced);
         events.push(Event::DrawnPlaced {
             seat,
