@@ -18,10 +18,11 @@ pub fn start_seat(round: u32, players: u8) -> u8 {
 pub fn deal_from_hands(hands: &[Vec<u16>], start: u8) -> Vec<u16> {
     let players = hands.len();
     let mut deal = Vec::with_capacity(players * 12);
-    for k in 0..12 {
-        for p in 0..players {
-            deal.push(hands[(usize::from(start) + p) % players][k]);
-        }
+    let order: Vec<&Vec<u16>> = (0..players)
+        .map(|p| &hands[(usize::from(start) + p) % players])
+        .collect();
+    for card in 0..12 {
+        deal.extend(order.iter().map(|hand| hand[card]));
     }
     deal
 }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use racko_rules::{Event, Game, Viewer};
+use racko_rules::{Event, Game, Phase, Viewer};
 use serde_json::Value;
 
 use super::tracker::Tracker;
@@ -45,15 +45,20 @@ fn assert_known(json: &Value, known: &BTreeSet<u16>, what: &str) {
     );
 }
 
-/// `game.view` for every seat and a spectator. A seat's next Blitz card is its own (R7.3); the
-/// tracker checks that it is the card the seat then places.
-pub fn check_views(game: &Game, tracker: &mut Tracker) {
+/// `game.view` for every seat and a spectator.
+pub fn check_views(game: &Game, tracker: &Tracker) {
     for (viewer, k) in viewers(tracker) {
         let view = game.view(viewer);
-        match viewer {
-            Viewer::Seat { seat } => tracker.blitz_shown[usize::from(seat)] = view.blitz_card,
-            _ => assert_eq!(view.blitz_card, None, "only a seat sees its Blitz card"),
-        }
+        let own_blitz_card = match viewer {
+            Viewer::Seat { seat } if game.phase() == &Phase::BlitzDeal => {
+                tracker.next_blitz_card(seat)
+            }
+            _ => None,
+        };
+        assert_eq!(
+            view.blitz_card, own_blitz_card,
+            "R7.3: a seat sees its next card only"
+        );
         let mut json = serde_json::to_value(view).unwrap();
         let fields = json.as_object_mut().unwrap();
         fields.remove("last_round");

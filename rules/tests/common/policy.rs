@@ -1,7 +1,9 @@
 //! A simple, sensible player for the property tests and the benchmark: each slot keeps to its
 //! band of numbers (slot 5 the lowest twelfth of 1..=max_number, ...), so racks drift into
 //! order; Racko is called when a rack is in order. With probability `deviation` a seat picks a
-//! random legal action instead, so that odd but legal play is covered too.
+//! random legal action instead, so that odd but legal play is covered too. It reads the cards
+//! from the tracker (it cheats: a test player may), and asks for the legal actions only when
+//! it needs the list, since that is a large part of a step's cost.
 
 use racko_rules::{score, Action, Card, Game, Phase, Seat, Slot, TurnStage};
 use rand::seq::IndexedRandom;
@@ -38,6 +40,18 @@ fn target(card: Card, rack: &[Option<Card>; 12], max_number: u16) -> Option<Slot
     (!fits(rack[index], index, max_number)).then(|| Slot::from_index(index))
 }
 
+/// R4.1 on a rack that may have empty slots (an incomplete rack is never in order).
+fn in_order(rack: &[Option<Card>; 12]) -> bool {
+    let mut cards = [Card::Joker; 12];
+    for (i, card) in rack.iter().enumerate() {
+        match card {
+            Some(card) => cards[i] = *card,
+            None => return false,
+        }
+    }
+    score::in_order(&cards)
+}
+
 impl Policy {
     /// The next (seat, action), or None when no seat can act (the round must be dealt).
     pub fn choose(
@@ -46,52 +60,53 @@ impl Policy {
         tracker: &Tracker,
         rng: &mut impl Rng,
     ) -> Option<(Seat, Action)> {
-        if let Phase::Turn { .. } = game.phase() {
-            for seat in 0..tracker.players as Seat {
-                if tracker.rack_full(seat)
-                    && score::in_order(&tracker.rack(seat))
-                    && rng.random_bool(self.call_rate)
-                {
-                    return Some((seat, Action::CallRacko));
+        let stage = match game.phase() {
+            Phase::Turn { stage, .. } => Some(*stage),
+            _ => None,
+        };
+        if stage.is_some() {
+            for (seat, rack) in tracker.racks.iter().enumerate() {
+                if in_order(rack) && rng.random_bool(self.call_rate) {
+                    return Some((seat as Seat, Action::CallRacko));
                 }
             }
         }
         let seat = *game.awaiting().choose(rng)?;
-        let legal = game.legal_actions(seat);
-        if rng.random_bool(self.deviation) {
-            return legal.choose(rng).map(|a| (seat, *a));
-        }
         let rack = &tracker.racks[usize::from(seat)];
         let max = tracker.max_number;
-        let action = match game.phase() {
-            Phase::Turn {
-                stage: TurnStage::Begin,
-                ..
-            } => {
+        // The dealer's choice, a rack swap's target, and deviations are picked at random.
+        let blitz = matches!(game.phase(), Phase::BlitzDeal);
+        let planned = blitz
+            || matches!(
+                stage,
+                Some(TurnStage::Begin | TurnStage::Drawn | TurnStage::CardSwap)
+            );
+        if !planned || rng.random_bool(self.deviation) {
+            return game.legal_actions(seat).choose(rng).map(|a| (seat, *a));
+        }
+        let action = match stage {
+            Some(TurnStage::Begin) => {
                 let take = tracker.top().and_then(|top| target(top, rack, max));
+                let can_draw = tracker.stock > 0 || tracker.discard.len() > 1;
                 match take {
-                    Some(slot) if legal.contains(&Action::TakeDiscard { slot }) => {
-                        Action::TakeDiscard { slot }
-                    }
-                    _ if legal.contains(&Action::Draw) => Action::Draw,
-                    _ => *legal.choose(rng)?,
+                    Some(slot) => Action::TakeDiscard { slot },
+                    None if can_draw => Action::Draw,
+                    // Nothing to draw (R3.6): the top discard must be taken somewhere.
+                    None => Action::TakeDiscard {
+                        slot: Slot::from_index(rng.random_range(0..12)),
+                    },
                 }
             }
-            Phase::Turn {
-                stage: TurnStage::Drawn,
-                ..
-            } => {
+            Some(TurnStage::Drawn) => {
                 let (_, card) = tracker.drawn.expect("a drawn card");
                 match target(card, rack, max) {
                     Some(slot) => Action::PlaceDrawn { slot },
                     None => Action::DiscardDrawn,
                 }
             }
-            Phase::Turn {
-                stage: TurnStage::CardSwap,
-                ..
-            } => {
-                // Prefer a swap that brings a card of the band into my slot.
+            Some(TurnStage::CardSwap) => {
+                let legal = game.legal_actions(seat);
+                // Prefer a swap that brings a card of the band into one of my slots.
                 let good = legal.iter().find(|a| match a {
                     Action::SwapCard {
                         with,
@@ -104,18 +119,23 @@ impl Policy {
                     }
                     _ => false,
                 });
-                match good {
-                    Some(a) => *a,
-                    None => *legal.choose(rng)?,
+                *good.or_else(|| legal.choose(rng))?
+            }
+            Some(TurnStage::RackSwap) | None => {
+                // The Blitz deal: the dealt card goes to the empty slot nearest its band.
+                let card = tracker.next_blitz_card(seat);
+                let value = card
+                    .and_then(|c| c.number())
+                    .expect("a Blitz card to place");
+                let want = band(value, max);
+                let slot = (0..12)
+                    .filter(|&i| rack[i].is_none())
+                    .min_by_key(|&i| i.abs_diff(want))
+                    .expect("an empty slot");
+                Action::PlaceBlitzCard {
+                    slot: Slot::from_index(slot),
                 }
             }
-            _ => *legal
-                .iter()
-                .filter(|a| !matches!(a, Action::CallRacko))
-                .collect::<Vec<_>>()
-                .choose(rng)
-                .copied()
-                .or(legal.first())?,
         };
         Some((seat, action))
     }

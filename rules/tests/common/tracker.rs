@@ -4,16 +4,21 @@
 
 use std::collections::BTreeSet;
 
-use racko_rules::{Card, Event, Options, Rack, Seat, Seed, Slot};
+use racko_rules::shuffle::shuffled_deck;
+use racko_rules::{Card, DeckCounts, Event, Options, Rack, Seat, Seed, Slot};
 
 use super::deal::full_deck;
 use super::notation::show;
 
+#[derive(Clone)]
 pub struct Tracker {
     pub players: usize,
     pub max_number: u16,
     /// Every card of the deck, for the conservation check.
     pub deck: Vec<Card>,
+    /// How many jokers, card swaps, skips and rack swaps the deck holds.
+    pub others: [u16; 4],
+    pub counts: DeckCounts,
     pub racks: Vec<[Option<Card>; 12]>,
     /// Bottom first.
     pub discard: Vec<Card>,
@@ -27,8 +32,15 @@ pub struct Tracker {
     pub winners: Option<Vec<Seat>>,
     /// Number values each seat may know this round (index `players` is the spectator: public).
     pub known: Vec<BTreeSet<u16>>,
-    /// The next Blitz card each seat's view showed it (R7.3); checked when it is placed.
-    pub blitz_shown: Vec<Option<Card>>,
+    /// Off in light checking: the knowledge sets are only needed for the R8 checks.
+    pub track_knowledge: bool,
+    /// The number cards each seat receives this round, in order (R2.2), from the stacked deck
+    /// or recomputed from the seed with the documented shuffle (R9.1), and how many of them
+    /// a seat has placed in a Blitz deal.
+    pub hands: Vec<Vec<u16>>,
+    pub blitz_placed: Vec<usize>,
+    /// The start card the deck order says.
+    pub start_card: Option<Card>,
 }
 
 impl Tracker {
@@ -39,6 +51,7 @@ impl Tracker {
             players,
             max_number: deck.max_number,
             deck: full_deck(&deck),
+            others: [deck.jokers, deck.card_swaps, deck.skips, deck.rack_swaps],
             racks: vec![[None; 12]; players],
             discard: Vec::new(),
             stock: 0,
@@ -49,7 +62,11 @@ impl Tracker {
             totals: vec![0; players],
             winners: None,
             known: vec![BTreeSet::new(); players + 1],
-            blitz_shown: vec![None; players],
+            track_knowledge: true,
+            hands: vec![Vec::new(); players],
+            blitz_placed: vec![0; players],
+            start_card: None,
+            counts: deck,
         }
     }
 
@@ -58,6 +75,13 @@ impl Tracker {
         rack.iter()
             .map(|c| c.unwrap_or_else(|| panic!("seat {seat}: rack not full: {}", show(rack))))
             .collect()
+    }
+
+    /// The card `seat` places next in a Blitz deal.
+    pub fn next_blitz_card(&self, seat: Seat) -> Option<Card> {
+        let seat = usize::from(seat);
+        let value = self.hands[seat].get(self.blitz_placed[seat])?;
+        Some(Card::Number { value: *value })
     }
 
     pub fn rack_full(&self, seat: Seat) -> bool {
@@ -69,6 +93,9 @@ impl Tracker {
     }
 
     fn learn(&mut self, who: Option<Seat>, card: Card) {
+        if !self.track_knowledge {
+            return;
+        }
         if let Some(value) = card.number() {
             match who {
                 Some(seat) => {
@@ -82,6 +109,9 @@ impl Tracker {
     }
 
     fn learn_rack(&mut self, seat: Seat) {
+        if !self.track_knowledge {
+            return;
+        }
         for card in self.racks[usize::from(seat)].into_iter().flatten() {
             self.learn(Some(seat), card);
         }
@@ -108,7 +138,12 @@ impl Tracker {
 
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::RoundStarted { seed, .. } => {
+            Event::RoundStarted {
+                seed,
+                stacked,
+                start_seat,
+                ..
+            } => {
                 self.racks = vec![[None; 12]; self.players];
                 self.discard.clear();
                 self.stock = self.deck.len();
@@ -116,6 +151,19 @@ impl Tracker {
                 self.round_open = true;
                 self.seed = *seed;
                 self.known = vec![BTreeSet::new(); self.players + 1];
+                let seed = seed.expect("a full event holds the seed");
+                let players = self.players as u8;
+                let deck = match stacked {
+                    Some(stacked) => stacked.clone(),
+                    None => shuffled_deck(&self.counts, players, &seed),
+                };
+                self.start_card = deck.stock.first().copied();
+                self.hands = vec![Vec::new(); self.players];
+                for (i, value) in deck.deal.iter().enumerate() {
+                    let seat = (usize::from(*start_seat) + i) % self.players;
+                    self.hands[seat].push(*value);
+                }
+                self.blitz_placed = vec![0; self.players];
             }
             Event::DealChosen { .. } | Event::BlitzDealStarted | Event::TurnStarted { .. } => {}
             Event::Dealt { racks } => {
@@ -126,6 +174,9 @@ impl Tracker {
                         rack.0.iter().all(|c| c.number().is_some()),
                         "R2.2: numbers only"
                     );
+                    // R2.2: the seat's first card into slot 60, the twelfth into slot 5.
+                    let dealt: Vec<u16> = rack.0.iter().rev().filter_map(|c| c.number()).collect();
+                    assert_eq!(dealt, self.hands[seat], "seat {seat}: R2.2 deal order");
                     self.racks[seat] = rack.0.map(Some);
                     self.learn_rack(seat as Seat);
                     self.stock -= 12;
@@ -136,14 +187,22 @@ impl Tracker {
                 let place = self.slot_mut(*seat, *slot);
                 assert!(place.is_none(), "Blitz card placed into an occupied slot");
                 *place = Some(card);
-                if let Some(shown) = self.blitz_shown[usize::from(*seat)].take() {
-                    assert_eq!(shown, card, "the Blitz card shown is the one placed");
-                }
+                assert_eq!(
+                    Some(card),
+                    self.next_blitz_card(*seat),
+                    "R7.3: the next dealt card"
+                );
+                self.blitz_placed[usize::from(*seat)] += 1;
                 self.learn(Some(*seat), card);
                 self.stock -= 1;
             }
             Event::StartCard { card } => {
                 assert!(self.discard.is_empty(), "start card onto a non-empty pile");
+                assert_eq!(
+                    Some(*card),
+                    self.start_card,
+                    "R2.3: the top card of the stock"
+                );
                 self.discard.push(*card);
                 self.learn(None, *card);
                 self.stock -= 1;
@@ -290,8 +349,10 @@ impl Tracker {
                     .flat_map(|r| r.0)
                     .filter_map(|c| c.number())
                     .collect();
-                for known in &mut self.known {
-                    known.extend(shown.iter().copied());
+                if self.track_knowledge {
+                    for known in &mut self.known {
+                        known.extend(shown.iter().copied());
+                    }
                 }
             }
             Event::GameEnded { winners, totals } => {
@@ -302,26 +363,56 @@ impl Tracker {
                 self.winners = Some(winners.clone());
             }
         }
-        self.check_conservation();
     }
 
-    /// Every card of the deck exists exactly once: the known places hold no card twice and no
-    /// card outside the deck, and the rest is exactly the stock's size.
+    /// Every card of the deck exists exactly once: the known places hold no number twice, no
+    /// card outside the deck, and the rest is exactly the stock's size. Counting, not searching,
+    /// so that it is cheap enough for every step of every game.
     pub fn check_conservation(&self) {
         if !self.round_open {
             return;
         }
-        let mut rest = self.deck.clone();
-        let placed = self.racks.iter().flatten().flatten();
-        let drawn = self.drawn.iter().map(|(_, c)| c);
-        for card in placed.chain(self.discard.iter()).chain(drawn) {
-            let i = rest
-                .iter()
-                .position(|c| c == card)
-                .unwrap_or_else(|| panic!("{card:?} exists twice or is not in the deck"));
-            rest.swap_remove(i);
+        // A bit per number value 0..=999 (R1.4 caps max_number at 999).
+        let mut numbers = [0u64; 16];
+        let mut others = [0u16; 4];
+        let mut count = 0;
+        let mut count_card = |card: Card| {
+            count += 1;
+            let kind = match card {
+                Card::Number { value } => {
+                    assert!(
+                        (1..=self.max_number).contains(&value),
+                        "{value} is not in the deck"
+                    );
+                    let (word, bit) = (usize::from(value) / 64, 1u64 << (value % 64));
+                    assert!(numbers[word] & bit == 0, "number {value} exists twice");
+                    numbers[word] |= bit;
+                    return;
+                }
+                Card::Joker => 0,
+                Card::CardSwap => 1,
+                Card::Skip => 2,
+                Card::RackSwap => 3,
+            };
+            others[kind] += 1;
+            assert!(others[kind] <= self.others[kind], "too many {card:?}");
+        };
+        for rack in &self.racks {
+            for card in rack.iter().flatten() {
+                count_card(*card);
+            }
         }
-        assert_eq!(rest.len(), self.stock, "the stock holds every other card");
+        for card in &self.discard {
+            count_card(*card);
+        }
+        if let Some((_, card)) = self.drawn {
+            count_card(card);
+        }
+        assert_eq!(
+            count + self.stock,
+            self.deck.len(),
+            "the stock holds every other card"
+        );
     }
 
     pub fn rack_of(rack: &Rack) -> Vec<Card> {

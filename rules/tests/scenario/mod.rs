@@ -44,6 +44,11 @@ fn check_events(patterns: &[Value], events: &[Event]) {
 }
 
 pub fn run(scenario: &Scenario) {
+    assert!(
+        !scenario.rules.is_empty() && !scenario.description.is_empty(),
+        "{}: a scenario names its rules and describes itself",
+        scenario.name
+    );
     let options = scenario.options.clone();
     if let Some(code) = &scenario.options_error {
         let error = Game::new(options).expect_err("the options must be refused");
