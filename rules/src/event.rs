@@ -1,5 +1,19 @@
 //! Every fact of play. Events carry full information as the server knows it; `for_viewer`
 //! blanks what a viewer may not see (R8). The log of full events is enough to replay a game.
+//!
+//! The order in which they come:
+//! - `start_round`: `RoundStarted`, then (dealer's choice) nothing until `ChooseDeal` gives
+//!   `DealChosen`; then `Dealt`, `StartCard`, `TurnStarted` (R2), or `BlitzDealStarted` and,
+//!   after the last `BlitzCardPlaced`, either the round's end (Blitz-Racko) or `StartCard`,
+//!   `TurnStarted`. An event start card is carried out at once: `Skipped` and the next
+//!   `TurnStarted`, or the start player's card swap / rack swap choice.
+//! - A turn: `DiscardTaken`; or [`StockReshuffled`], `Drew`, then `DrawnPlaced`,
+//!   `DrawnDiscarded`, `Skipped`, `CardsSwapped`, `CardSwapVoid` or `RacksSwapped`; then the
+//!   next `TurnStarted` (or, R3.6, `RoundEnded` right after it).
+//! - `RackoCalled`, at any moment of a turn; then `RoundEnded`, and `GameEnded` if a total
+//!   reached the target (R6.1).
+//!
+//! [`StockReshuffled`]: Event::StockReshuffled
 
 use serde::{Deserialize, Serialize};
 
@@ -220,6 +234,140 @@ impl Event {
             Event::RackoCalled { .. } => "racko_called",
             Event::RoundEnded { .. } => "round_ended",
             Event::GameEnded { .. } => "game_ended",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RoundEnd;
+
+    fn every_event() -> Vec<Event> {
+        let slot = Slot(5);
+        let card = Card::Joker;
+        vec![
+            Event::RoundStarted {
+                round: 1,
+                dealer: 0,
+                start_seat: 1,
+                seed_commitment: String::new(),
+                seed: None,
+                stacked: None,
+            },
+            Event::DealChosen {
+                dealer: 0,
+                blitz: true,
+            },
+            Event::Dealt { racks: vec![] },
+            Event::BlitzDealStarted,
+            Event::BlitzCardPlaced {
+                seat: 0,
+                slot,
+                card: None,
+            },
+            Event::StartCard { card },
+            Event::TurnStarted { seat: 0 },
+            Event::DiscardTaken {
+                seat: 0,
+                slot,
+                card,
+                replaced: card,
+            },
+            Event::Drew {
+                seat: 0,
+                card: None,
+            },
+            Event::DrawnPlaced {
+                seat: 0,
+                slot,
+                card: None,
+                replaced: card,
+            },
+            Event::DrawnDiscarded { seat: 0, card },
+            Event::Skipped { seat: 0 },
+            Event::CardsSwapped {
+                seat: 0,
+                with: 1,
+                my_slot: slot,
+                their_slot: slot,
+                given: None,
+                taken: None,
+            },
+            Event::CardSwapVoid {
+                seat: 0,
+                with: None,
+                their_slot: None,
+                my_slot: None,
+            },
+            Event::RacksSwapped { seat: 0, with: 1 },
+            Event::StockReshuffled { cards: 3 },
+            Event::RackoCalled { seat: 0 },
+            Event::RoundEnded {
+                round: 1,
+                end: RoundEnd::StockExhausted,
+                racks: vec![],
+                scores: vec![],
+                totals: vec![],
+                seed: Seed([0; 32]),
+            },
+            Event::GameEnded {
+                winners: vec![],
+                totals: vec![],
+            },
+        ]
+    }
+
+    #[test]
+    fn kind_is_the_serde_tag() {
+        for event in every_event() {
+            let json = serde_json::to_value(&event).expect("serializes");
+            assert_eq!(json["type"], event.kind());
+            let back: Event = serde_json::from_value(json).expect("deserializes");
+            assert_eq!(back, event);
+        }
+    }
+
+    #[test]
+    fn input_events_map_back_to_their_action() {
+        let inputs: Vec<&str> = every_event()
+            .iter()
+            .filter(|e| e.action().is_some())
+            .map(Event::kind)
+            .collect();
+        let expected = [
+            "deal_chosen",
+            "blitz_card_placed",
+            "discard_taken",
+            "drew",
+            "drawn_placed",
+            "drawn_discarded",
+            "cards_swapped",
+            "racks_swapped",
+            "racko_called",
+        ];
+        assert_eq!(inputs, expected);
+    }
+
+    #[test]
+    fn action_kind_is_the_serde_tag() {
+        let swap = Action::SwapCard {
+            with: 1,
+            their_slot: Slot(30),
+            my_slot: Slot(5),
+        };
+        let json = serde_json::to_value(swap).expect("serializes");
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "swap_card", "with": 1, "their_slot": 30, "my_slot": 5})
+        );
+        for action in [
+            Action::Draw,
+            Action::CallRacko,
+            Action::ChooseDeal { blitz: true },
+        ] {
+            let json = serde_json::to_value(action).expect("serializes");
+            assert_eq!(json["type"], action.kind());
         }
     }
 }

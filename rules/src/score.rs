@@ -181,4 +181,33 @@ mod tests {
         let bonuses: Vec<u32> = (0..8).map(sequence_bonus).collect();
         assert_eq!(bonuses, [0, 0, 0, 60, 110, 210, 310, 310]);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn card() -> impl Strategy<Value = Card> {
+            prop_oneof![
+                4 => (1u16..=75).prop_map(|value| Card::Number { value }),
+                1 => Just(Card::Joker),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn r4_1_in_order_is_a_full_prefix(rack in prop::collection::vec(card(), 12)) {
+                prop_assert_eq!(in_order(&rack), ordered_prefix(&rack) == 12);
+                prop_assert!(in_order(&rack[..ordered_prefix(&rack)]));
+            }
+
+            #[test]
+            fn r7_2_sequence_fits_the_rack(rack in prop::collection::vec(card(), 12)) {
+                let len = longest_sequence(&rack, 75);
+                prop_assert!((1..=12).contains(&len));
+                // Twelve jokers read 1..=12, a sequence of all twelve.
+                let jokers = rack.iter().all(|c| *c == Card::Joker);
+                prop_assert!(!jokers || len == 12);
+            }
+        }
+    }
 }
