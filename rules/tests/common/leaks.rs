@@ -35,10 +35,15 @@ fn viewers(tracker: &Tracker) -> Vec<(Viewer, usize)> {
         .collect()
 }
 
-fn assert_known(json: &Value, known: &BTreeSet<u16>, what: &str) {
+/// The number values in card positions of `json` that are not in `known`.
+pub fn unknown_values(json: &Value, known: &BTreeSet<u16>) -> Vec<u16> {
     let mut seen = BTreeSet::new();
     number_cards(json, &mut seen);
-    let leaked: Vec<u16> = seen.difference(known).copied().collect();
+    seen.difference(known).copied().collect()
+}
+
+fn assert_known(json: &Value, known: &BTreeSet<u16>, what: &str) {
+    let leaked = unknown_values(json, known);
     assert!(
         leaked.is_empty(),
         "R8: {what} shows values it may not know: {leaked:?}\n{json}"

@@ -5,6 +5,7 @@ use racko_rules::shuffle::shuffled_deck;
 use racko_rules::{Action, Card, Event, Game, Options, RoundDeal, Seed, Viewer};
 use sha2::{Digest, Sha256};
 
+use super::common::leaks::unknown_values;
 use super::common::{seed, Checks, Table};
 use super::{dealt, two_players, ORDERED, UNORDERED};
 
@@ -57,6 +58,19 @@ fn r8_1_a_player_sees_his_rack_his_drawn_card_and_the_public_facts() {
             card: Some(Card::Skip)
         }
     );
+}
+
+#[test]
+fn r8_1_the_leak_check_would_see_another_seats_rack() {
+    // The property test's R8 check is only as good as its detector: seat 0's knowledge does
+    // not cover the full view, which shows seat 1's rack.
+    let table = dealt(two_players(), &[ORDERED, UNORDERED], "23");
+    let known = &table.tracker.known[0];
+    let own = serde_json::to_value(table.game.view(Viewer::Seat { seat: 0 })).unwrap();
+    assert_eq!(unknown_values(&own, known), Vec::<u16>::new());
+    let all = serde_json::to_value(table.game.view(Viewer::Everyone)).unwrap();
+    let leaked = unknown_values(&all, known);
+    assert_eq!(leaked, vec![1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 25]);
 }
 
 #[test]
