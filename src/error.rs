@@ -105,9 +105,13 @@ impl ResponseError for ApiError {
         self.status
     }
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status)
-            .content_type("application/problem+json")
-            .json(self.problem())
+        let mut res = HttpResponse::build(self.status);
+        res.content_type("application/problem+json");
+        if self.status == StatusCode::UNAUTHORIZED {
+            // RFC 6750 §3: tell the client which scheme to use.
+            res.insert_header((actix_web::http::header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        res.json(self.problem())
     }
 }
 

@@ -4,5 +4,12 @@
 //! Data flows one way: request → `http` (parse, authorize) → `service` (one transaction) →
 //! `racko_rules` → events → `store` → response.
 
+pub mod accounts;
+pub mod app;
+pub mod auth;
+pub mod config;
 pub mod error;
+pub mod http;
+pub mod metrics;
 pub mod store;
+pub mod telemetry;

@@ -1,1 +1,113 @@
-fn main() {}
+//! `racko`: the server binary. With no subcommand it serves (on the embedded SQLite store when
+//! `DATABASE_URL` is unset), so `cargo run` needs no configuration.
+
+use std::io::BufRead;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use racko::{
+    accounts::{self, Password, Username},
+    app::Application,
+    config::{Config, ConfigArgs},
+    http::openapi,
+    store::{Role, Store},
+    telemetry,
+};
+
+#[derive(Parser)]
+#[command(
+    name = "racko",
+    version,
+    about = "A server for asynchronous, turn-by-turn Racko"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the HTTP API (the default).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Print the OpenAPI document (JSON) to stdout. Needs no database.
+    Openapi,
+    /// Administration.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Create an admin account; the password is read from the first line of stdin.
+    Create {
+        #[arg(long)]
+        username: String,
+        /// Read the password from stdin (required: passwords never go on the command line).
+        #[arg(long, required = true)]
+        password_stdin: bool,
+    },
+}
+
+#[actix_web::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    telemetry::init(cli.config.log_format);
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(cli.config).await,
+        Command::Openapi => {
+            print!("{}", openapi::openapi_json());
+            Ok(())
+        }
+        Command::Migrate => {
+            let url = database_url(&cli.config);
+            tokio::task::spawn_blocking(move || Store::migrate(&url)).await??;
+            tracing::info!("migrations applied");
+            Ok(())
+        }
+        Command::Admin {
+            command: AdminCommand::Create { username, .. },
+        } => create_admin(&cli.config, &username).await,
+    }
+}
+
+async fn serve(args: ConfigArgs) -> anyhow::Result<()> {
+    let config = Config::from_args(args).context("invalid configuration")?;
+    tracing::info!(environment = ?config.environment, test_mode = config.test_mode, "starting");
+    let app = Application::build(config).await?;
+    app.run_until_stopped().await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The store's URL alone: subcommands other than `serve` need no token secret.
+fn database_url(args: &ConfigArgs) -> String {
+    Config {
+        database_url: args.database_url.clone().filter(|u| !u.trim().is_empty()),
+        ..Config::defaults()
+    }
+    .database_url()
+}
+
+async fn create_admin(args: &ConfigArgs, username: &str) -> anyhow::Result<()> {
+    let username = Username::parse(username).map_err(|e| anyhow::anyhow!(e.detail))?;
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("reading the password from stdin")?;
+    let password = line.trim_end_matches(['\r', '\n']).to_string();
+    let password = Password::parse(password).map_err(|e| anyhow::anyhow!(e.detail))?;
+    let (url, pool) = (database_url(args), 1);
+    let store = tokio::task::spawn_blocking(move || Store::open(&url, pool)).await??;
+    let account = accounts::register(&store, username, password, Role::Admin)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", e.detail))?;
+    println!("created admin {} ({})", account.username, account.id);
+    Ok(())
+}

@@ -1,0 +1,194 @@
+//! Accounts: validated usernames and passwords, and the account operations behind the
+//! `/v1/accounts`, `/v1/sessions` and `/v1/guests` endpoints (and `racko admin create`).
+
+use actix_web::http::StatusCode;
+use uuid::Uuid;
+
+use crate::{
+    app::blocking,
+    auth,
+    error::ApiError,
+    store::{Account, NewAccount, Role, Store},
+};
+
+/// Guest names are `guest-` and six of these; registered names may not take the prefix.
+const GUEST_PREFIX: &str = "guest-";
+const GUEST_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+
+/// 3..=32 characters of `[A-Za-z0-9_-]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Username(String);
+
+impl Username {
+    pub fn parse(s: &str) -> Result<Username, ApiError> {
+        let ok_chars = s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !(3..=32).contains(&s.len()) || !ok_chars {
+            return Err(ApiError::unprocessable(
+                "invalid_username",
+                "a username has 3 to 32 characters: letters, digits, '_' and '-'",
+            ));
+        }
+        if s.to_ascii_lowercase().starts_with(GUEST_PREFIX) {
+            return Err(ApiError::unprocessable(
+                "invalid_username",
+                "usernames starting with 'guest-' are reserved for guests",
+            ));
+        }
+        Ok(Username(s.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// 8..=128 characters. Debug never shows it.
+#[derive(Clone)]
+pub struct Password(String);
+
+impl Password {
+    pub fn parse(s: String) -> Result<Password, ApiError> {
+        if !(8..=128).contains(&s.chars().count()) {
+            return Err(ApiError::unprocessable(
+                "invalid_password",
+                "a password has 8 to 128 characters",
+            ));
+        }
+        Ok(Password(s))
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(<redacted>)")
+    }
+}
+
+/// Creates a registered account. Conflict `username_taken` (409) when the name exists.
+pub async fn register(
+    store: &Store,
+    username: Username,
+    password: Password,
+    role: Role,
+) -> Result<Account, ApiError> {
+    let hash = auth::hash_password(password.0).await?;
+    let new = NewAccount {
+        username: username.0,
+        password_hash: Some(hash),
+        role,
+        guest: false,
+    };
+    blocking(store, move |s| s.insert_account(&new)).await
+}
+
+/// The account whose username and password match; one `invalid_credentials` answer for an
+/// unknown user, a guest and a wrong password alike.
+pub async fn login(store: &Store, username: String, password: String) -> Result<Account, ApiError> {
+    let account = blocking(store, move |s| s.account_by_username(&username)).await?;
+    let hash = account.as_ref().and_then(|a| a.password_hash.clone());
+    match account {
+        Some(a) if auth::verify_password(password, hash).await? => Ok(a),
+        _ => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "invalid_credentials",
+            "wrong username or password",
+        )),
+    }
+}
+
+/// A new guest account with a random `guest-xxxxxx` name (retried on the rare collision).
+pub async fn create_guest(store: &Store) -> Result<Account, ApiError> {
+    for _ in 0..5 {
+        let new = NewAccount {
+            username: guest_name(),
+            password_hash: None,
+            role: Role::Player,
+            guest: true,
+        };
+        match blocking(store, move |s| s.insert_account(&new)).await {
+            Err(e) if e.code == "username_taken" => continue,
+            result => return result,
+        }
+    }
+    Err(ApiError::internal("no free guest name after 5 tries"))
+}
+
+/// Turns the guest `id` into a registered account. 422 `not_a_guest` for a registered account,
+/// 409 `username_taken` when the name exists.
+pub async fn upgrade_guest(
+    store: &Store,
+    id: Uuid,
+    username: Username,
+    password: Password,
+) -> Result<Account, ApiError> {
+    let account = existing(store, id).await?;
+    if !account.guest {
+        return Err(ApiError::unprocessable(
+            "not_a_guest",
+            "only a guest account can be upgraded",
+        ));
+    }
+    let hash = auth::hash_password(password.0).await?;
+    blocking(store, move |s| s.upgrade_guest(id, &username.0, &hash)).await
+}
+
+/// The account a valid token names; 401 if it no longer exists.
+pub async fn existing(store: &Store, id: Uuid) -> Result<Account, ApiError> {
+    blocking(store, move |s| s.account(id))
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))
+}
+
+fn guest_name() -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    let tail: String = (0..6)
+        .map(|_| char::from(GUEST_ALPHABET[rng.random_range(0..GUEST_ALPHABET.len())]))
+        .collect();
+    format!("{GUEST_PREFIX}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames() {
+        for ok in ["abc", "Alice_99", "a-b", &"x".repeat(32)] {
+            assert!(Username::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "ab",
+            "",
+            "with space",
+            "émile",
+            &"x".repeat(33),
+            "guest-abc",
+            "Guest-x1",
+        ] {
+            assert_eq!(
+                Username::parse(bad).unwrap_err().code,
+                "invalid_username",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn passwords() {
+        assert!(Password::parse("12345678".into()).is_ok());
+        assert!(Password::parse("ü".repeat(128)).is_ok());
+        for bad in ["1234567".to_string(), "x".repeat(129)] {
+            assert_eq!(Password::parse(bad).unwrap_err().code, "invalid_password");
+        }
+        assert!(!format!("{:?}", Password::parse("secret-pw".into())).contains("secret"));
+    }
+
+    #[test]
+    fn guest_names_are_valid_shapes() {
+        let n = guest_name();
+        assert_eq!(n.len(), 12);
+        assert!(n.starts_with("guest-"));
+    }
+}

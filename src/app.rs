@@ -1,0 +1,145 @@
+//! The application: opens the store, resolves the token secret, binds the listener and serves.
+//! `main` only loads configuration and telemetry; tests build the same [`Application`] on
+//! port 0.
+
+use std::{net::TcpListener, sync::Arc};
+
+use actix_web::{
+    dev::{Server, ServerHandle},
+    middleware::from_fn,
+    web, App, HttpServer,
+};
+use anyhow::Context;
+
+use crate::{
+    auth::TokenKeys,
+    config::{Config, Secret},
+    error::ApiError,
+    http,
+    metrics::Metrics,
+    store::Store,
+};
+
+/// What every handler gets, as `web::Data<AppState>`.
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub tokens: TokenKeys,
+    pub metrics: Metrics,
+}
+
+impl AppState {
+    /// Runs blocking store work (diesel is synchronous) on the blocking thread pool:
+    /// `state.db(move |s| s.account(id)).await?`.
+    pub async fn db<T, E, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&Store) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: Into<ApiError> + Send + 'static,
+    {
+        blocking(&self.store, f).await
+    }
+}
+
+/// Runs blocking store work on the blocking thread pool (for code without an `AppState`).
+pub async fn blocking<T, E, F>(store: &Store, f: F) -> Result<T, ApiError>
+where
+    F: FnOnce(&Store) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: Into<ApiError> + Send + 'static,
+{
+    let store = store.clone();
+    web::block(move || f(&store))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(Into::into)
+}
+
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    pub async fn build(config: Config) -> anyhow::Result<Application> {
+        let config = config.validate()?;
+        let store = open_store(&config).await?;
+        tracing::info!(store = %store.describe(), "store opened");
+        let secret = token_secret(&config, &store).await?;
+        let tokens = TokenKeys::new(&secret, config.token_ttl).context("token keys")?;
+        let metrics = Metrics::new().context("metrics registry")?;
+
+        let listener = TcpListener::bind(&config.bind)
+            .with_context(|| format!("cannot listen on {}", config.bind))?;
+        let address = listener.local_addr()?;
+        let (max_body, shutdown, workers) = (
+            config.max_body_bytes,
+            config.shutdown_timeout,
+            config.workers,
+        );
+        let state = web::Data::new(AppState {
+            store,
+            config: Arc::new(config),
+            tokens,
+            metrics,
+        });
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .configure(|cfg| http::extract::configure(cfg, max_body))
+                .configure(http::configure)
+                .wrap(from_fn(http::observe::observe))
+        })
+        .listen(listener)?
+        // Actix stops on SIGTERM/SIGINT and lets requests in flight finish for this long.
+        .shutdown_timeout(shutdown.as_secs());
+        if let Some(n) = workers {
+            server = server.workers(n);
+        }
+        tracing::info!(%address, "listening");
+        Ok(Application {
+            port: address.port(),
+            server: server.run(),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// To stop the server from outside (tests).
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until the server is stopped (SIGTERM/SIGINT, graceful).
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+async fn open_store(config: &Config) -> anyhow::Result<Store> {
+    let (url, pool) = (config.database_url(), config.pool_size);
+    let store = tokio::task::spawn_blocking(move || Store::open(&url, pool))
+        .await
+        .context("store open task")?
+        .context("cannot open the store")?;
+    Ok(store)
+}
+
+/// The configured secret; in development without one, a secret generated once and kept in the
+/// store, so that tokens survive a restart.
+async fn token_secret(config: &Config, store: &Store) -> anyhow::Result<Secret> {
+    if let Some(secret) = &config.jwt_secret {
+        return Ok(secret.clone());
+    }
+    let store = store.clone();
+    let value = tokio::task::spawn_blocking(move || {
+        store.setting_or_insert("jwt_secret", || hex::encode(rand::random::<[u8; 32]>()))
+    })
+    .await
+    .context("secret task")?
+    .context("cannot read the stored token secret")?;
+    tracing::info!("using the token secret kept in the store (development)");
+    Ok(Secret::new(value))
+}

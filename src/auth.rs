@@ -1,0 +1,279 @@
+//! Authentication: argon2id password hashes and HS256 bearer tokens, and the [`CurrentUser`]
+//! extractor that a handler names in its signature when it needs a signed-in account.
+
+use std::{
+    future::{ready, Ready},
+    sync::LazyLock,
+    time::Duration,
+};
+
+use actix_web::{dev::Payload, http::header, web, FromRequest, HttpRequest};
+use argon2::{
+    password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
+    Argon2,
+};
+use chrono::{DateTime, Utc};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{
+    app::AppState,
+    config::Secret,
+    error::ApiError,
+    store::{Account, Role},
+};
+
+const ISSUER: &str = "racko";
+
+/// What a token says. The username and role are as of issue: cheap to check, and a token is
+/// re-issued when they change (the guest upgrade answers with a new token).
+#[derive(Debug, Serialize, Deserialize)]
+struct Claims {
+    sub: Uuid,
+    username: String,
+    role: Role,
+    #[serde(default)]
+    guest: bool,
+    iss: String,
+    iat: i64,
+    exp: i64,
+}
+
+/// The keys that sign and check tokens. Clone is cheap enough (done once per worker).
+#[derive(Clone)]
+pub struct TokenKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for TokenKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenKeys")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenKeys {
+    pub fn new(secret: &Secret, ttl: Duration) -> Result<TokenKeys, jsonwebtoken::errors::Error> {
+        let bytes = secret.expose().as_bytes();
+        // Pinned to HS256: a token naming any other algorithm (or `none`) is refused.
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_required_spec_claims(&["exp", "iat", "sub", "iss"]);
+        validation.set_issuer(&[ISSUER]);
+        validation.leeway = 5;
+        Ok(TokenKeys {
+            encoding: EncodingKey::from_secret(bytes)?,
+            decoding: DecodingKey::from_secret(bytes)?,
+            validation,
+            ttl,
+        })
+    }
+
+    /// A token for `account` and when it expires.
+    pub fn issue(&self, account: &Account) -> Result<(String, DateTime<Utc>), ApiError> {
+        let now = Utc::now();
+        let ttl = chrono::Duration::from_std(self.ttl).map_err(ApiError::internal)?;
+        let expires_at = now
+            .checked_add_signed(ttl)
+            .ok_or_else(|| ApiError::internal("token expiry out of range"))?;
+        let claims = Claims {
+            sub: account.id,
+            username: account.username.clone(),
+            role: account.role,
+            guest: account.guest,
+            iss: ISSUER.to_string(),
+            iat: now.timestamp(),
+            exp: expires_at.timestamp(),
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(ApiError::internal)?;
+        Ok((token, expires_at))
+    }
+
+    /// The user a token names, or `unauthorized` for any bad token.
+    pub fn verify(&self, token: &str) -> Result<CurrentUser, ApiError> {
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map_err(|e| {
+                tracing::debug!(error = %e, "token refused");
+                ApiError::unauthorized("the bearer token is invalid or expired")
+            })?;
+        let c = data.claims;
+        Ok(CurrentUser {
+            id: c.sub,
+            username: c.username,
+            role: c.role,
+            guest: c.guest,
+        })
+    }
+}
+
+/// The signed-in account, from `Authorization: Bearer <token>`. Naming it in a handler's
+/// arguments makes the route answer 401 `unauthorized` without a valid token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CurrentUser {
+    pub id: Uuid,
+    pub username: String,
+    pub role: Role,
+    pub guest: bool,
+}
+
+impl CurrentUser {
+    pub fn is_admin(&self) -> bool {
+        self.role == Role::Admin
+    }
+}
+
+impl FromRequest for CurrentUser {
+    type Error = ApiError;
+    type Future = Ready<Result<CurrentUser, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(current_user(req))
+    }
+}
+
+fn current_user(req: &HttpRequest) -> Result<CurrentUser, ApiError> {
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::internal("AppState is not registered"))?;
+    let token = bearer_token(req)?;
+    state.tokens.verify(token)
+}
+
+fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
+    let mut values = req.headers().get_all(header::AUTHORIZATION);
+    let value = match (values.next(), values.next()) {
+        (Some(v), None) => v,
+        (None, _) => return Err(ApiError::unauthorized("a bearer token is required")),
+        (Some(_), Some(_)) => {
+            return Err(ApiError::unauthorized("send one Authorization header"));
+        }
+    };
+    let malformed = || ApiError::unauthorized("the Authorization header must be `Bearer <token>`");
+    let value = value.to_str().map_err(|_| malformed())?;
+    let (scheme, token) = value.trim().split_once(' ').ok_or_else(malformed)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(malformed());
+    }
+    Ok(token)
+}
+
+// ---- passwords ----
+
+/// argon2id with the crate's defaults (OWASP: 19 MiB, 2 passes, 1 lane). Blocking: call from
+/// [`hash_password`] / [`verify_password`], which move it off the async workers.
+fn argon2() -> Argon2<'static> {
+    Argon2::default()
+}
+
+/// Hashes a password (PHC string) on the blocking pool.
+pub async fn hash_password(password: String) -> Result<String, ApiError> {
+    web::block(move || {
+        let salt = new_salt()?;
+        argon2()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(ApiError::internal)
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+/// Checks a password against a stored hash on the blocking pool. With no hash (unknown user,
+/// or a guest) it checks against a dummy hash, so the answer takes as long either way.
+pub async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ApiError> {
+    web::block(move || {
+        let known = hash.is_some();
+        let hash = hash.unwrap_or_else(|| DUMMY_HASH.clone());
+        let parsed = PasswordHash::new(&hash).map_err(ApiError::internal)?;
+        let ok = argon2()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok();
+        Ok(ok && known)
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+/// 16 random bytes (rand's CSPRNG, seeded by the OS), as the PHC salt.
+fn new_salt() -> Result<SaltString, ApiError> {
+    SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ApiError::internal)
+}
+
+static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| {
+    new_salt()
+        .and_then(|salt| {
+            argon2()
+                .hash_password(b"racko-dummy-password", &salt)
+                .map(|h| h.to_string())
+                .map_err(ApiError::internal)
+        })
+        // Cannot fail with the default parameters; an empty hash would only refuse everyone.
+        .unwrap_or_default()
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(secret: &str) -> TokenKeys {
+        TokenKeys::new(&Secret::new(secret), Duration::from_secs(60)).expect("keys")
+    }
+
+    fn account() -> Account {
+        Account {
+            id: Uuid::new_v4(),
+            username: "alice".into(),
+            password_hash: None,
+            role: Role::Player,
+            guest: false,
+            created_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn issued_token_verifies() {
+        let k = keys("0123456789abcdef0123456789abcdef");
+        let a = account();
+        let (token, exp) = k.issue(&a).expect("issue");
+        assert!(exp > Utc::now());
+        let user = k.verify(&token).expect("verify");
+        assert_eq!(user.id, a.id);
+        assert_eq!(user.username, "alice");
+        assert_eq!(user.role, Role::Player);
+    }
+
+    #[test]
+    fn other_key_is_refused() {
+        let a = keys("0123456789abcdef0123456789abcdef");
+        let b = keys("fedcba9876543210fedcba9876543210");
+        let (token, _) = a.issue(&account()).expect("issue");
+        assert_eq!(b.verify(&token).unwrap_err().code, "unauthorized");
+    }
+
+    #[test]
+    fn debug_hides_keys() {
+        let k = keys("0123456789abcdef0123456789abcdef");
+        assert!(!format!("{k:?}").contains("0123"));
+    }
+
+    #[actix_web::test]
+    async fn password_round_trip() {
+        let hash = hash_password("correct horse".into()).await.expect("hash");
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(verify_password("correct horse".into(), Some(hash.clone()))
+            .await
+            .expect("verify"));
+        assert!(!verify_password("wrong horse".into(), Some(hash))
+            .await
+            .expect("verify"));
+        assert!(!verify_password("anything".into(), None)
+            .await
+            .expect("verify"));
+    }
+}

@@ -1,0 +1,332 @@
+//! Server configuration: command-line flags, each with an environment variable behind it
+//! (`clap` with `env`), validated once into a [`Config`]. Secrets are wrapped in [`Secret`] so
+//! that neither `Debug` nor a log line can print them.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+/// Where the embedded store lives when `DATABASE_URL` is unset (relative to the working folder).
+pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
+/// Play-by-mail: a token lasts long enough to survive a holiday between two moves.
+pub const DEFAULT_TOKEN_TTL_SECS: u64 = 30 * 24 * 60 * 60;
+/// Ten years: longer lifetimes are surely a mistake (and overflow date arithmetic).
+pub const MAX_TOKEN_TTL_SECS: u64 = 10 * 366 * 24 * 60 * 60;
+/// HS256 keys shorter than the hash output are weak (RFC 7518 §3.2).
+pub const MIN_SECRET_BYTES: usize = 32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Environment {
+    Development,
+    Production,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// A secret string whose `Debug` never shows the value.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+    /// The value, for the one place that needs it (the token keys).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Secret, Self::Err> {
+        Ok(Secret::new(s))
+    }
+}
+
+/// The flags (and their environment variables) shared by the subcommands that touch the server.
+#[derive(Args, Clone, Debug)]
+pub struct ConfigArgs {
+    /// development or production.
+    #[arg(
+        global = true,
+        long = "env",
+        env = "RACKO_ENV",
+        value_enum,
+        default_value = "development"
+    )]
+    pub environment: Environment,
+    /// postgres://… selects PostgreSQL; unset selects the embedded SQLite file
+    /// racko-data/racko.sqlite3 (or give sqlite://PATH).
+    #[arg(global = true, long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Address to listen on.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_BIND",
+        default_value = "127.0.0.1:8080"
+    )]
+    pub bind: String,
+    /// HS256 token secret, at least 32 bytes. Required in production; in development a secret
+    /// is generated once and kept in the store.
+    #[arg(global = true, long, env = "RACKO_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<Secret>,
+    /// Token lifetime in seconds.
+    #[arg(global = true, long, env = "RACKO_TOKEN_TTL_SECS", default_value_t = DEFAULT_TOKEN_TTL_SECS)]
+    pub token_ttl_secs: u64,
+    /// Test mode: allows stacked decks. Refused in production.
+    #[arg(global = true, long, env = "RACKO_TEST_MODE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub test_mode: bool,
+    /// Largest accepted request body.
+    #[arg(global = true, long, env = "RACKO_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
+    pub max_body_bytes: usize,
+    /// Database connections in the pool.
+    #[arg(global = true, long, env = "RACKO_POOL_SIZE", default_value_t = 10)]
+    pub pool_size: u32,
+    /// text or json.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_LOG_FORMAT",
+        value_enum,
+        default_value = "text"
+    )]
+    pub log_format: LogFormat,
+    /// HTTP worker threads (default: one per CPU).
+    #[arg(global = true, long, env = "RACKO_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("RACKO_JWT_SECRET is required in production")]
+    MissingSecret,
+    #[error("RACKO_JWT_SECRET must be at least {MIN_SECRET_BYTES} bytes")]
+    ShortSecret,
+    #[error("RACKO_TEST_MODE cannot be used in production")]
+    TestModeInProduction,
+    #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
+    LongTtl,
+    #[error("{0} must be greater than zero")]
+    Zero(&'static str),
+}
+
+/// The validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub environment: Environment,
+    /// None: the embedded SQLite store at [`DEFAULT_SQLITE_PATH`].
+    pub database_url: Option<String>,
+    pub bind: String,
+    pub jwt_secret: Option<Secret>,
+    pub token_ttl: Duration,
+    pub test_mode: bool,
+    pub max_body_bytes: usize,
+    pub pool_size: u32,
+    pub log_format: LogFormat,
+    /// How long a graceful shutdown waits for requests in flight.
+    pub shutdown_timeout: Duration,
+    /// HTTP worker threads; None: one per CPU.
+    pub workers: Option<usize>,
+}
+
+impl Config {
+    /// Development defaults, as if no flag or variable were set.
+    pub fn defaults() -> Config {
+        Config {
+            environment: Environment::Development,
+            database_url: None,
+            bind: "127.0.0.1:8080".to_string(),
+            jwt_secret: None,
+            token_ttl: Duration::from_secs(DEFAULT_TOKEN_TTL_SECS),
+            test_mode: false,
+            max_body_bytes: 64 * 1024,
+            pool_size: 10,
+            log_format: LogFormat::Text,
+            shutdown_timeout: Duration::from_secs(30),
+            workers: None,
+        }
+    }
+
+    pub fn from_args(args: ConfigArgs) -> Result<Config, ConfigError> {
+        Config {
+            environment: args.environment,
+            database_url: args.database_url.filter(|url| !url.trim().is_empty()),
+            bind: args.bind,
+            jwt_secret: args.jwt_secret,
+            token_ttl: Duration::from_secs(args.token_ttl_secs),
+            test_mode: args.test_mode,
+            max_body_bytes: args.max_body_bytes,
+            pool_size: args.pool_size,
+            log_format: args.log_format,
+            workers: args.workers,
+            ..Config::defaults()
+        }
+        .validate()
+    }
+
+    /// Refuses combinations that are unsafe or cannot work.
+    pub fn validate(self) -> Result<Config, ConfigError> {
+        let production = self.environment == Environment::Production;
+        match &self.jwt_secret {
+            None if production => return Err(ConfigError::MissingSecret),
+            Some(s) if s.expose().len() < MIN_SECRET_BYTES => return Err(ConfigError::ShortSecret),
+            _ => {}
+        }
+        if production && self.test_mode {
+            return Err(ConfigError::TestModeInProduction);
+        }
+        if self.token_ttl.is_zero() {
+            return Err(ConfigError::Zero("RACKO_TOKEN_TTL_SECS"));
+        }
+        if self.max_body_bytes == 0 {
+            return Err(ConfigError::Zero("RACKO_MAX_BODY_BYTES"));
+        }
+        if self.pool_size == 0 {
+            return Err(ConfigError::Zero("RACKO_POOL_SIZE"));
+        }
+        if self.workers == Some(0) {
+            return Err(ConfigError::Zero("RACKO_WORKERS"));
+        }
+        if self.token_ttl > Duration::from_secs(MAX_TOKEN_TTL_SECS) {
+            return Err(ConfigError::LongTtl);
+        }
+        Ok(self)
+    }
+
+    /// The URL handed to `Store::open`: `DATABASE_URL`, or the embedded SQLite file's path.
+    pub fn database_url(&self) -> String {
+        self.database_url
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SQLITE_PATH.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ConfigArgs,
+    }
+
+    // Flags only: clap reads the environment too, so each test sets every flag it relies on.
+    fn parse(flags: &[&str]) -> Result<Config, ConfigError> {
+        let cli = Cli::try_parse_from(std::iter::once("racko").chain(flags.iter().copied()))
+            .expect("flags parse");
+        Config::from_args(cli.args)
+    }
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn production_without_secret_is_refused() {
+        let c = Config {
+            environment: Environment::Production,
+            ..Config::defaults()
+        };
+        assert_eq!(c.validate().unwrap_err(), ConfigError::MissingSecret);
+    }
+
+    #[test]
+    fn production_with_secret_is_accepted() {
+        let c = parse(&["--env", "production", "--jwt-secret", SECRET]).expect("valid");
+        assert_eq!(c.environment, Environment::Production);
+    }
+
+    #[test]
+    fn short_secret_is_refused() {
+        let c = Config {
+            jwt_secret: Some(Secret::new("short")),
+            ..Config::defaults()
+        };
+        assert_eq!(c.validate().unwrap_err(), ConfigError::ShortSecret);
+    }
+
+    #[test]
+    fn test_mode_in_production_is_refused() {
+        let err =
+            parse(&["--env", "production", "--jwt-secret", SECRET, "--test-mode"]).unwrap_err();
+        assert_eq!(err, ConfigError::TestModeInProduction);
+    }
+
+    #[test]
+    fn test_mode_in_development_is_accepted() {
+        let c = Config {
+            test_mode: true,
+            ..Config::defaults()
+        };
+        assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn unset_database_url_selects_embedded_sqlite() {
+        let c = Config::defaults();
+        assert_eq!(c.database_url(), DEFAULT_SQLITE_PATH);
+        let blank = Config::from_args(ConfigArgs {
+            database_url: Some("  ".into()),
+            ..args()
+        })
+        .expect("valid");
+        assert_eq!(blank.database_url(), DEFAULT_SQLITE_PATH);
+    }
+
+    #[test]
+    fn database_url_is_passed_through() {
+        let url = "postgres://racko@localhost/racko";
+        let c = parse(&["--database-url", url]).expect("valid");
+        assert_eq!(c.database_url(), url);
+        let c = parse(&["--database-url", "sqlite://data/x.sqlite3"]).expect("valid");
+        assert_eq!(c.database_url(), "sqlite://data/x.sqlite3");
+    }
+
+    #[test]
+    fn zero_pool_is_refused() {
+        let err = Config::from_args(ConfigArgs {
+            pool_size: 0,
+            ..args()
+        })
+        .unwrap_err();
+        assert_eq!(err, ConfigError::Zero("RACKO_POOL_SIZE"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_secret() {
+        let c = Config {
+            jwt_secret: Some(Secret::new(SECRET)),
+            ..Config::defaults()
+        };
+        let shown = format!("{c:?}");
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(shown.contains("redacted"));
+    }
+
+    fn args() -> ConfigArgs {
+        ConfigArgs {
+            environment: Environment::Development,
+            database_url: None,
+            bind: "127.0.0.1:0".into(),
+            jwt_secret: None,
+            token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
+            test_mode: false,
+            max_body_bytes: 1024,
+            pool_size: 2,
+            log_format: LogFormat::Text,
+            workers: None,
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Account endpoints: register, sign in, guests, guest upgrade, and "me".
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::{
+    accounts::{self, Password, Username},
+    app::AppState,
+    auth::CurrentUser,
+    error::ApiError,
+    http::extract::optional_json,
+    store::{Account, Role},
+};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/v1/accounts").route(web::post().to(register)))
+        .service(web::resource("/v1/sessions").route(web::post().to(login)))
+        .service(web::resource("/v1/guests").route(web::post().to(create_guest)))
+        .service(web::resource("/v1/accounts/me").route(web::get().to(me)))
+        .service(web::resource("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
+}
+
+/// A username and a password. Debug leaves the password out.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    /// 3 to 32 characters: letters, digits, `_` and `-`.
+    #[schema(example = "alice")]
+    pub username: String,
+    /// 8 to 128 characters.
+    #[schema(example = "correct horse battery", format = Password)]
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Credentials {
+    fn parse(self) -> Result<(Username, Password), ApiError> {
+        Ok((
+            Username::parse(&self.username)?,
+            Password::parse(self.password)?,
+        ))
+    }
+}
+
+/// The optional body of `POST /v1/guests` (no fields yet).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GuestRequest {}
+
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountRole {
+    Player,
+    Admin,
+}
+
+/// An account as its owner sees it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AccountView {
+    pub id: Uuid,
+    pub username: String,
+    pub role: AccountRole,
+    /// A guest has no password until upgraded.
+    pub guest: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<&Account> for AccountView {
+    fn from(a: &Account) -> AccountView {
+        AccountView {
+            id: a.id,
+            username: a.username.clone(),
+            role: match a.role {
+                Role::Player => AccountRole::Player,
+                Role::Admin => AccountRole::Admin,
+            },
+            guest: a.guest,
+            created_at: a.created_at,
+        }
+    }
+}
+
+/// An account with a fresh bearer token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AuthResponse {
+    pub account: AccountView,
+    /// Send as `Authorization: Bearer <token>`.
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+fn signed_in(state: &AppState, account: &Account) -> Result<AuthResponse, ApiError> {
+    let (token, expires_at) = state.tokens.issue(account)?;
+    Ok(AuthResponse {
+        account: account.into(),
+        token,
+        expires_at,
+    })
+}
+
+/// Register an account.
+#[utoipa::path(post, path = "/v1/accounts", tag = "accounts", request_body = Credentials,
+    responses(
+        (status = 201, description = "Registered and signed in", body = AuthResponse),
+        (status = 409, description = "`username_taken`"),
+        (status = 422, description = "`invalid_username`, `invalid_password`"),
+    ))]
+pub async fn register(
+    state: web::Data<AppState>,
+    body: web::Json<Credentials>,
+) -> Result<HttpResponse, ApiError> {
+    let (username, password) = body.into_inner().parse()?;
+    let account = accounts::register(&state.store, username, password, Role::Player).await?;
+    Ok(HttpResponse::Created().json(signed_in(&state, &account)?))
+}
+
+/// Sign in with a username and password.
+#[utoipa::path(post, path = "/v1/sessions", tag = "accounts", request_body = Credentials,
+    responses(
+        (status = 200, description = "Signed in", body = AuthResponse),
+        (status = 401, description = "`invalid_credentials`"),
+    ))]
+pub async fn login(
+    state: web::Data<AppState>,
+    body: web::Json<Credentials>,
+) -> Result<web::Json<AuthResponse>, ApiError> {
+    let Credentials { username, password } = body.into_inner();
+    let account = accounts::login(&state.store, username, password).await?;
+    Ok(web::Json(signed_in(&state, &account)?))
+}
+
+/// Create a guest account (no password) and sign it in. The body is optional.
+#[utoipa::path(post, path = "/v1/guests", tag = "accounts",
+    request_body(content = Option<GuestRequest>, description = "Optional; `{}`"),
+    responses((status = 201, description = "A new guest, signed in", body = AuthResponse)))]
+pub async fn create_guest(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let GuestRequest {} = optional_json(&req, &body)?;
+    let account = accounts::create_guest(&state.store).await?;
+    Ok(HttpResponse::Created().json(signed_in(&state, &account)?))
+}
+
+/// The signed-in account.
+#[utoipa::path(get, path = "/v1/accounts/me", tag = "accounts",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The account", body = AccountView)))]
+pub async fn me(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<web::Json<AccountView>, ApiError> {
+    let account = accounts::existing(&state.store, user.id).await?;
+    Ok(web::Json((&account).into()))
+}
+
+/// Turn the signed-in guest into a registered account; answers with a new token.
+#[utoipa::path(post, path = "/v1/accounts/me/upgrade", tag = "accounts",
+    security(("bearer" = [])), request_body = Credentials,
+    responses(
+        (status = 200, description = "Upgraded and signed in again", body = AuthResponse),
+        (status = 409, description = "`username_taken`"),
+        (status = 422, description = "`not_a_guest`, `invalid_username`, `invalid_password`"),
+    ))]
+pub async fn upgrade(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    body: web::Json<Credentials>,
+) -> Result<web::Json<AuthResponse>, ApiError> {
+    let (username, password) = body.into_inner().parse()?;
+    let account = accounts::upgrade_guest(&state.store, user.id, username, password).await?;
+    Ok(web::Json(signed_in(&state, &account)?))
+}

@@ -1,0 +1,25 @@
+//! The HTTP edge: routes, extractor error handling, request observation and the API document.
+//! Handlers parse, authorize, call one function and map its result; nothing else.
+//!
+//! Routes are registered as `web::resource(path).route(web::get().to(handler))` so that a
+//! wrong method on a known path answers 405 (with `Allow`), not 404.
+
+pub mod accounts;
+pub mod extract;
+pub mod games;
+pub mod lobby;
+pub mod observe;
+pub mod openapi;
+pub mod ops;
+
+use actix_web::web;
+
+/// Every route of the API. Extractor configs are added by `extract::configure`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    ops::configure(cfg);
+    accounts::configure(cfg);
+    games::configure(cfg);
+    lobby::configure(cfg);
+    openapi::configure(cfg);
+    cfg.default_service(web::to(observe::not_found));
+}

@@ -1,0 +1,131 @@
+//! The one middleware around every request: a request id (`X-Request-Id`, taken from the
+//! client when sane, else generated, always echoed), one log line per request (method, path,
+//! route, status, latency; never bodies or headers), HTTP metrics, and a last guard that turns
+//! any error answer that is not yet problem+json (actix's own 404/405/413…) into one.
+
+use std::time::Instant;
+
+use actix_web::{
+    body::{BoxBody, MessageBody},
+    dev::{ServiceRequest, ServiceResponse},
+    http::{
+        header::{self, HeaderName, HeaderValue},
+        StatusCode,
+    },
+    middleware::Next,
+    web, Error, ResponseError,
+};
+use tracing::Instrument;
+use uuid::Uuid;
+
+use crate::{app::AppState, error::ApiError};
+
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+pub async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let started = Instant::now();
+    let request_id = incoming_request_id(&req).unwrap_or_else(|| Uuid::new_v4().to_string());
+    let method = req.method().clone();
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        method = %method,
+        path = ?req.path(),
+    );
+    let http_req = req.request().clone();
+    let metrics = req
+        .app_data::<web::Data<AppState>>()
+        .map(|s| s.metrics.clone());
+
+    let res = match next.call(req).instrument(span.clone()).await {
+        Ok(res) => res.map_into_boxed_body(),
+        Err(e) => ServiceResponse::from_err(e, http_req),
+    };
+    let mut res = as_problem(res);
+
+    let status = res.status();
+    let route = res
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_string());
+    let latency = started.elapsed();
+    if let Some(m) = metrics {
+        m.http_request(method.as_str(), &route, status.as_u16(), latency);
+    }
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        res.headers_mut().insert(REQUEST_ID, v);
+    }
+    span.in_scope(|| {
+        tracing::info!(
+            status = status.as_u16(),
+            route = %route,
+            latency_ms = latency.as_secs_f64() * 1000.0,
+            "request"
+        )
+    });
+    Ok(res)
+}
+
+/// A client's id is kept when it is short and plain (so it cannot forge log lines).
+fn incoming_request_id(req: &ServiceRequest) -> Option<String> {
+    let v = req.headers().get(REQUEST_ID)?.to_str().ok()?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
+    (!v.is_empty() && v.len() <= 64 && v.chars().all(plain)).then(|| v.to_string())
+}
+
+fn is_problem(res: &ServiceResponse<BoxBody>) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/problem+json"))
+}
+
+/// Rewrites a non-problem error answer into a problem+json one, keeping its headers (`Allow`).
+fn as_problem(res: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
+    let status = res.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_problem(&res) {
+        return res;
+    }
+    if status.is_server_error() {
+        tracing::error!(status = status.as_u16(), "non-problem server error answer");
+    }
+    let (req, old) = res.into_parts();
+    let mut new = fallback_error(status).error_response();
+    for (name, value) in old.headers() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            new.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    ServiceResponse::new(req, new)
+}
+
+fn fallback_error(status: StatusCode) -> ApiError {
+    let (code, detail) = match status.as_u16() {
+        400 => ("bad_request", "the request is malformed"),
+        401 => ("unauthorized", "authentication is required"),
+        403 => ("forbidden", "not allowed"),
+        404 => ("not_found", "no such resource"),
+        405 => ("method_not_allowed", "this method is not allowed here"),
+        406 => ("not_acceptable", "cannot answer in an acceptable format"),
+        408 => ("request_timeout", "the request took too long"),
+        411 => ("length_required", "a Content-Length is required"),
+        413 => ("payload_too_large", "the body is too large"),
+        414 => ("uri_too_long", "the URI is too long"),
+        415 => ("unsupported_media_type", "unsupported content type"),
+        429 => ("too_many_requests", "too many requests"),
+        431 => ("headers_too_large", "the headers are too large"),
+        500 => ("internal", "an internal error occurred"),
+        503 => ("unavailable", "the service is unavailable"),
+        _ if status.is_client_error() => ("client_error", "the request cannot be served"),
+        _ => ("server_error", "an internal error occurred"),
+    };
+    ApiError::new(status, code, detail)
+}
+
+/// The app's default service: a problem instead of actix's empty 404.
+pub async fn not_found() -> actix_web::HttpResponse {
+    ApiError::not_found("not_found", "no route matches this path").error_response()
+}

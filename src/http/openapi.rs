@@ -1,0 +1,163 @@
+//! The OpenAPI document, built from the handlers' `#[utoipa::path]` annotations with no
+//! database, served at `/openapi.json`, browsable offline at `/docs/`, and committed as
+//! `openapi/openapi.json` (a test keeps the two equal).
+//!
+//! To document a new handler, add its path to `paths(...)` below; schemas referenced by it are
+//! collected automatically, and every 4XX/5XX answer gets the `Problem` body.
+
+use actix_web::{web, HttpResponse};
+use utoipa::{
+    openapi::{
+        security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+        Content, PathItem, Ref, RefOr, Response,
+    },
+    Modify, OpenApi,
+};
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::{error::Problem, http};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Racko",
+        description = "Asynchronous, turn-by-turn Racko. Errors are RFC 9457 problem+json \
+                       bodies with a stable `code`."
+    ),
+    paths(
+        http::ops::healthz,
+        http::ops::readyz,
+        http::ops::metrics,
+        http::accounts::register,
+        http::accounts::login,
+        http::accounts::create_guest,
+        http::accounts::me,
+        http::accounts::upgrade,
+    ),
+    components(schemas(Problem)),
+    modifiers(&Platform),
+    tags(
+        (name = "accounts", description = "Accounts, guests and tokens"),
+        (name = "ops", description = "Health, readiness and metrics"),
+    )
+)]
+struct ApiDoc;
+
+/// The document served and committed.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+/// The pretty JSON form of [`openapi`] with a trailing newline (what `racko openapi` prints).
+pub fn openapi_json() -> String {
+    let mut text = openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    text.push('\n');
+    text
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi()))
+        .service(web::resource("/docs").route(web::get().to(docs_redirect)));
+}
+
+async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header(("Location", "/docs/"))
+        .finish()
+}
+
+const PROBLEM_JSON: &str = "application/problem+json";
+
+/// Adds the bearer scheme and the Problem body on every error answer of every operation.
+struct Platform;
+
+impl Modify for Platform {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+        for item in api.paths.paths.values_mut() {
+            for op in operations(item) {
+                let responses = &mut op.responses.responses;
+                for (status, response) in responses.iter_mut() {
+                    if let (true, RefOr::T(r)) = (is_error(status), response) {
+                        r.content
+                            .entry(PROBLEM_JSON.to_string())
+                            .or_insert_with(problem_content);
+                    }
+                }
+                for (range, description) in [
+                    ("4XX", "Client error (problem+json)"),
+                    ("5XX", "Server error (problem+json)"),
+                ] {
+                    responses
+                        .entry(range.to_string())
+                        .or_insert_with(|| RefOr::T(problem_response(description)));
+                }
+            }
+        }
+    }
+}
+
+fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.options,
+        &mut item.head,
+        &mut item.patch,
+        &mut item.trace,
+    ]
+    .into_iter()
+    .filter_map(Option::as_mut)
+}
+
+fn is_error(status: &str) -> bool {
+    status.starts_with('4') || status.starts_with('5')
+}
+
+fn problem_content() -> Content {
+    Content::new(Some(Ref::from_schema_name("Problem")))
+}
+
+fn problem_response(description: &str) -> Response {
+    let mut r = Response::new(description);
+    r.content
+        .insert(PROBLEM_JSON.to_string(), problem_content());
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_documents_problem_errors() {
+        let api = openapi();
+        assert!(!api.paths.paths.is_empty());
+        let json = serde_json::to_value(&api).expect("json");
+        for (path, item) in json["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                for range in ["4XX", "5XX"] {
+                    let schema = &op["responses"][range]["content"][PROBLEM_JSON]["schema"]["$ref"];
+                    assert_eq!(
+                        schema, "#/components/schemas/Problem",
+                        "{method} {path} {range}"
+                    );
+                }
+            }
+        }
+        assert!(json["components"]["securitySchemes"]["bearer"].is_object());
+    }
+}

@@ -1,0 +1,10 @@
+//! The API over real HTTP, against each store (see `common::app::both_stores!`).
+
+#[macro_use]
+#[path = "../common/mod.rs"]
+mod common;
+
+mod auth;
+mod errors;
+mod openapi;
+mod ops;

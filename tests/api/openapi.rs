@@ -1,0 +1,43 @@
+//! The API document: committed == generated, and served.
+
+use reqwest::{header, StatusCode};
+
+use crate::common::app::{json_body, TestApp};
+
+const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
+
+#[test]
+fn committed_spec_matches_the_code() {
+    let generated = racko::http::openapi::openapi_json();
+    let committed = std::fs::read_to_string(COMMITTED).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "openapi/openapi.json is out of date with the code. Regenerate it with\n\
+         \n    cargo run -- openapi > openapi/openapi.json\n\nand commit the result."
+    );
+}
+
+both_stores! {
+    async fn openapi_json_is_served(app: TestApp) {
+        let served = json_body(app.get("/openapi.json", None).await, StatusCode::OK).await;
+        let generated = serde_json::to_value(racko::http::openapi::openapi()).expect("json");
+        assert_eq!(served, generated);
+    }
+
+    async fn docs_serve_swagger_ui_offline(app: TestApp) {
+        let res = app.get("/docs", None).await;
+        assert_eq!(res.status(), StatusCode::PERMANENT_REDIRECT);
+        assert_eq!(res.headers()[header::LOCATION], "/docs/");
+
+        let res = app.get("/docs/", None).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let content_type = res.headers()[header::CONTENT_TYPE].to_str().expect("ascii").to_string();
+        assert!(content_type.starts_with("text/html"), "{content_type}");
+        let html = res.text().await.expect("body");
+        assert!(html.contains("swagger-ui"), "{html}");
+        // Its scripts come from this server, not a CDN.
+        assert!(!html.contains("https://"), "{html}");
+        let res = app.get("/docs/swagger-ui-bundle.js", None).await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+}

@@ -1,0 +1,205 @@
+//! `spawn_app`: the real `Application` on 127.0.0.1:0 over a fresh database, in test mode with
+//! a fixed token secret, and a reqwest client with helpers. `both_stores!` runs a test against
+//! each backend listed in `RACKO_TEST_BACKENDS`.
+
+use std::future::Future;
+
+use actix_web::dev::ServerHandle;
+use racko::{
+    app::Application,
+    config::{Config, Secret},
+};
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::db::{backends, TestBackend, TestDb};
+
+/// The token secret of every test server (to forge tokens on purpose).
+pub const TEST_JWT_SECRET: &str = "racko-test-secret-0123456789abcdef-0123456789";
+/// The password `register` uses.
+pub const TEST_PASSWORD: &str = "correct horse battery";
+
+pub struct TestApp {
+    /// `http://127.0.0.1:PORT`
+    pub address: String,
+    pub port: u16,
+    pub client: reqwest::Client,
+    pub backend: TestBackend,
+    pub db: TestDb,
+    handle: ServerHandle,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // Sends the stop command now; the database is dropped right after.
+        drop(self.handle.stop(false));
+    }
+}
+
+/// Starts the server on a fresh database of `backend`.
+pub async fn spawn_app(backend: TestBackend) -> TestApp {
+    spawn_app_with(backend, |_| {}).await
+}
+
+/// As `spawn_app`, after `customize` has changed the configuration.
+pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Config)) -> TestApp {
+    let db = TestDb::new(backend);
+    let mut config = Config {
+        database_url: Some(db.url.clone()),
+        bind: "127.0.0.1:0".to_string(),
+        jwt_secret: Some(Secret::new(TEST_JWT_SECRET)),
+        test_mode: true,
+        pool_size: 4,
+        workers: Some(2),
+        ..Config::defaults()
+    };
+    customize(&mut config);
+    let app = Application::build(config)
+        .await
+        .expect("the test application builds");
+    let port = app.port();
+    let handle = app.handle();
+    actix_web::rt::spawn(app.run_until_stopped());
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        port,
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client"),
+        backend,
+        db,
+        handle,
+    }
+}
+
+/// Runs `test` on a new app of `backend`, or skips (with a note) when the backend is not listed
+/// in `RACKO_TEST_BACKENDS`.
+pub async fn run_on<F, Fut>(backend: TestBackend, test: F)
+where
+    F: FnOnce(TestApp) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    if !backends().contains(&backend) {
+        eprintln!("skipped: {backend:?} is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    test(spawn_app(backend).await).await;
+}
+
+/// `both_stores! { async fn name(app: TestApp) { … } }` makes `mod name` with the tests
+/// `postgres` and `sqlite`, each on its own fresh database. Attributes (e.g. `#[ignore]`) are
+/// passed on to both.
+#[macro_export]
+macro_rules! both_stores {
+    ($($(#[$meta:meta])* async fn $name:ident($app:ident : $ty:ty) $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn run($app: $ty) $body
+
+            $(#[$meta])*
+            #[actix_web::test]
+            async fn postgres() {
+                $crate::common::app::run_on($crate::common::db::TestBackend::Postgres, run).await
+            }
+
+            $(#[$meta])*
+            #[actix_web::test]
+            async fn sqlite() {
+                $crate::common::app::run_on($crate::common::db::TestBackend::Sqlite, run).await
+            }
+        }
+    )*};
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// A request with an optional bearer token.
+    pub fn request(&self, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {
+        let builder = self.client.request(method, self.url(path));
+        match token {
+            Some(t) => builder.bearer_auth(t),
+            None => builder,
+        }
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Response {
+        self.request(Method::GET, path, token)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
+        self.request(Method::POST, path, token)
+            .json(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// Registers `username` (password [`TEST_PASSWORD`]); returns its token and id.
+    pub async fn register(&self, username: &str) -> (String, Uuid) {
+        let res = self
+            .post_json(
+                "/v1/accounts",
+                None,
+                &json!({ "username": username, "password": TEST_PASSWORD }),
+            )
+            .await;
+        token_and_id(res, StatusCode::CREATED).await
+    }
+
+    /// A new guest; returns its token and id.
+    pub async fn guest(&self) -> (String, Uuid) {
+        let res = self.post_json("/v1/guests", None, &json!({})).await;
+        token_and_id(res, StatusCode::CREATED).await
+    }
+}
+
+async fn token_and_id(res: Response, expected: StatusCode) -> (String, Uuid) {
+    let body = json_body(res, expected).await;
+    let token = body["token"].as_str().expect("token").to_string();
+    let id = body["account"]["id"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .expect("account id");
+    (token, id)
+}
+
+/// Asserts the status and returns the JSON body.
+pub async fn json_body(res: Response, expected: StatusCode) -> Value {
+    let status = res.status();
+    let text = res.text().await.expect("body");
+    assert_eq!(status, expected, "unexpected status; body: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// Asserts a problem+json answer with this status and code; returns the body.
+pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Value {
+    let content_type = res
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = json_body(res, status).await;
+    assert_eq!(
+        content_type, "application/problem+json",
+        "content type; body: {body}"
+    );
+    assert_eq!(body["code"], code, "problem code; body: {body}");
+    assert_eq!(
+        body["status"],
+        status.as_u16(),
+        "problem status; body: {body}"
+    );
+    assert_eq!(body["type"], format!("urn:racko:problem:{code}"));
+    body
+}

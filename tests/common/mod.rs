@@ -1,0 +1,7 @@
+//! Shared test support: a fresh database per test (`db`, the store's) and the real server on a
+//! random port (`app`).
+#![allow(dead_code)] // each test module uses a part of it
+
+#[macro_use]
+pub mod app;
+pub mod db;
