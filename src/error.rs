@@ -129,6 +129,7 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound => ApiError::not_found("not_found", "no such resource"),
             StoreError::Conflict(code) => ApiError::conflict(code, code.replace('_', " ")),
             StoreError::StaleVersion { current } => ApiError::stale_version(current),
+            StoreError::BadInput(code) => ApiError::bad_request(code, code.replace('_', " ")),
             StoreError::Internal(_) => ApiError::internal(e),
         }
     }

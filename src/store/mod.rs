@@ -3,45 +3,84 @@
 //! one they talk to; backend differences (SQLite's WAL, busy timeout, write serialization) are
 //! handled in here.
 //!
-//! TODO(store): implement with diesel (MultiConnection over PgConnection + SqliteConnection, r2d2
-//! pool), embedded migrations per backend (`migrations/postgres`, `migrations/sqlite`) applied on
-//! `Store::open` under a lock (PostgreSQL advisory lock) so several processes can start at once.
+//! One diesel `MultiConnection` over both backends ([`conn::AnyConnection`]) keeps one query
+//! code path; one migrations folder per backend (`migrations/postgres`, `migrations/sqlite`),
+//! embedded and applied on `Store::open` under a lock so several processes can start at once.
 
+mod accounts;
+mod conn;
+mod error;
+mod games;
+mod list;
+mod migrate;
+mod rows;
+mod schema;
 mod types;
 
 pub use types::*;
 
+use std::sync::{Arc, Mutex};
+
+use diesel::connection::SimpleConnection;
+use diesel::r2d2::{Pool, PooledConnection};
 use uuid::Uuid;
+
+use conn::{lock, sqlite_write_lock, write_tx, AnyConnection, Manager, Target};
+use games::TxError;
 
 /// The store. Cheap to clone (shares the pool).
 #[derive(Clone)]
-pub struct Store {}
+pub struct Store {
+    pool: Pool<Manager>,
+    target: Target,
+    /// SQLite only: writers take it before a connection (see `conn::sqlite_write_lock`).
+    write_lock: Option<Arc<Mutex<()>>>,
+}
 
 impl Store {
     /// Opens the store named by `url`: `postgres://…` / `postgresql://…` selects PostgreSQL;
     /// `sqlite://PATH` or a plain file path selects SQLite (the file and its folder are created).
     /// Applies pending migrations. A connection failure reports the backend's real error.
     pub fn open(url: &str, pool_size: u32) -> Result<Store, StoreError> {
-        todo!("{url} {pool_size}")
+        let target = Target::parse(url)?;
+        migrate::run(&target)?;
+        let write_lock = match &target {
+            Target::Sqlite(path) => Some(sqlite_write_lock(path)),
+            Target::Pg(_) => None,
+        };
+        let pool = Pool::builder()
+            .max_size(pool_size.max(1))
+            .min_idle(Some(1))
+            .build(Manager(target.clone()))
+            .map_err(|e| StoreError::Internal(format!("cannot open the connection pool: {e}")))?;
+        Ok(Store {
+            pool,
+            target,
+            write_lock,
+        })
     }
 
     /// Applies pending migrations only (the `migrate` subcommand); `open` also does this.
     pub fn migrate(url: &str) -> Result<(), StoreError> {
-        todo!("{url}")
+        migrate::run(&Target::parse(url)?)
     }
 
     pub fn backend(&self) -> Backend {
-        todo!()
+        match self.target {
+            Target::Pg(_) => Backend::Postgres,
+            Target::Sqlite(_) => Backend::Sqlite,
+        }
     }
 
     /// A human description of where the data lives, for the start-up log line (no password).
     pub fn describe(&self) -> String {
-        todo!()
+        self.target.describe()
     }
 
     /// For `/readyz`: one round trip to the database.
     pub fn ping(&self) -> Result<(), StoreError> {
-        todo!()
+        self.conn()?.batch_execute("SELECT 1")?;
+        Ok(())
     }
 
     // ---- settings (e.g. the embedded store's generated token secret) ----
@@ -53,23 +92,23 @@ impl Store {
         key: &str,
         make: impl FnOnce() -> String,
     ) -> Result<String, StoreError> {
-        todo!("{key} {}", make())
+        self.setting_or_insert_impl(key, make)
     }
 
     // ---- accounts ----
 
     /// `StoreError::Conflict("username_taken")` when the username exists (case-insensitive).
     pub fn insert_account(&self, account: &NewAccount) -> Result<Account, StoreError> {
-        todo!("{account:?}")
+        self.insert_account_impl(account)
     }
 
     pub fn account(&self, id: Uuid) -> Result<Option<Account>, StoreError> {
-        todo!("{id}")
+        self.account_where(Some(id), None)
     }
 
     /// Case-insensitive.
     pub fn account_by_username(&self, username: &str) -> Result<Option<Account>, StoreError> {
-        todo!("{username}")
+        self.account_where(None, Some(username))
     }
 
     /// Turns a guest into a registered account (new username and password hash). Conflict
@@ -80,7 +119,7 @@ impl Store {
         username: &str,
         password_hash: &str,
     ) -> Result<Account, StoreError> {
-        todo!("{id} {username} {password_hash}")
+        self.upgrade_guest_impl(id, username, password_hash)
     }
 
     // ---- games ----
@@ -92,20 +131,20 @@ impl Store {
         game: &NewGame,
         events: &[NewEvent],
     ) -> Result<GameRecord, StoreError> {
-        todo!("{game:?} {}", events.len())
+        self.write(|conn| games::insert_game(conn, game, events))
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        todo!("{id}")
+        games::load_game(&mut *self.conn()?, Some(id), None)
     }
 
     pub fn game_by_invite_code(&self, code: &str) -> Result<Option<GameRecord>, StoreError> {
-        todo!("{code}")
+        games::load_game(&mut *self.conn()?, None, Some(code))
     }
 
     /// Games matching `query`, newest activity first, with a stable cursor for the next page.
     pub fn list_games(&self, query: &GameQuery) -> Result<GamePage, StoreError> {
-        todo!("{query:?}")
+        list::list_games(&mut *self.conn()?, query)
     }
 
     /// The one write path of a game, in ONE transaction: loads the game (with its seats), calls
@@ -124,8 +163,17 @@ impl Store {
     where
         E: From<StoreError>,
     {
-        let _ = (id, decide);
-        todo!()
+        let outcome = self.write(|conn| {
+            games::lock_game(conn, id)?;
+            let current = games::load_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let (change, answer) = decide(&current).map_err(TxError::Decide)?;
+            games::apply_change(conn, &current, &change)?;
+            Ok(answer)
+        });
+        outcome.map_err(|e| match e {
+            TxError::Store(e) => E::from(e),
+            TxError::Decide(e) => e,
+        })
     }
 
     /// Events of a game with seq > `after`, ascending, at most `limit`.
@@ -135,7 +183,7 @@ impl Store {
         after: i64,
         limit: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        todo!("{game} {after} {limit}")
+        games::events(&mut *self.conn()?, game, after, limit)
     }
 
     // ---- idempotency ----
@@ -146,6 +194,27 @@ impl Store {
         account: Uuid,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        todo!("{account} {key}")
+        games::idempotency_record(&mut *self.conn()?, account, key)
+    }
+
+    /// Stores a finished request's answer outside `update_game` (e.g. for creating a game).
+    /// Conflict("idempotency_key_taken") if (account, key) has one already.
+    pub fn put_idempotency_record(&self, record: &IdempotencyRecord) -> Result<(), StoreError> {
+        self.write(|conn| games::insert_idempotency(conn, record, rows::now()))
+    }
+
+    fn conn(&self) -> Result<PooledConnection<Manager>, StoreError> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Runs `f` in a write transaction; on SQLite under the file's write lock, taken before
+    /// the pooled connection so that waiting writers do not hold connections.
+    fn write<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError> + From<diesel::result::Error>,
+    {
+        let _guard = self.write_lock.as_deref().map(lock);
+        let mut conn = self.conn()?;
+        write_tx(&mut conn, f)
     }
 }

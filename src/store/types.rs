@@ -21,6 +21,9 @@ pub enum StoreError {
     /// The game changed since it was read.
     #[error("stale version; current is {current}")]
     StaleVersion { current: i64 },
+    /// A value the client sent does not decode (e.g. `invalid_cursor`); the str is the code.
+    #[error("bad input: {0}")]
+    BadInput(&'static str),
     /// Anything else (connection, SQL, (de)serialization). Logged, never shown to clients.
     #[error("database error: {0}")]
     Internal(String),

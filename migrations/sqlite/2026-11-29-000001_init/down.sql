@@ -1,0 +1,6 @@
+DROP TABLE idempotency_keys;
+DROP TABLE game_events;
+DROP TABLE game_seats;
+DROP TABLE games;
+DROP TABLE accounts;
+DROP TABLE settings;

@@ -1,0 +1,104 @@
+//! Accounts and settings.
+
+use diesel::prelude::*;
+use uuid::Uuid;
+
+use super::conn::AnyConnection;
+use super::error::SETTING_TAKEN;
+use super::rows::{enum_text, now, AccountRow};
+use super::schema::{accounts, settings};
+use super::{Account, NewAccount, Store, StoreError};
+
+impl Store {
+    pub(super) fn insert_account_impl(&self, new: &NewAccount) -> Result<Account, StoreError> {
+        let row = AccountRow {
+            id: Uuid::new_v4().to_string(),
+            username: new.username.clone(),
+            username_lower: new.username.to_lowercase(),
+            password_hash: new.password_hash.clone(),
+            role: enum_text(&new.role)?,
+            guest: new.guest,
+            created_at: now(),
+        };
+        self.write(|conn| {
+            diesel::insert_into(accounts::table)
+                .values(&row)
+                .execute(conn)
+                .map_err(StoreError::from)
+        })?;
+        row.into_record()
+    }
+
+    pub(super) fn account_where(
+        &self,
+        id: Option<Uuid>,
+        username: Option<&str>,
+    ) -> Result<Option<Account>, StoreError> {
+        let mut query = accounts::table.into_boxed();
+        if let Some(id) = id {
+            query = query.filter(accounts::id.eq(id.to_string()));
+        }
+        if let Some(name) = username {
+            query = query.filter(accounts::username_lower.eq(name.to_lowercase()));
+        }
+        let row = query.first::<AccountRow>(&mut *self.conn()?).optional()?;
+        row.map(AccountRow::into_record).transpose()
+    }
+
+    pub(super) fn upgrade_guest_impl(
+        &self,
+        id: Uuid,
+        username: &str,
+        password_hash: &str,
+    ) -> Result<Account, StoreError> {
+        let row = self.write(|conn| {
+            let changed = diesel::update(accounts::table.find(id.to_string()))
+                .set((
+                    accounts::username.eq(username),
+                    accounts::username_lower.eq(username.to_lowercase()),
+                    accounts::password_hash.eq(password_hash),
+                    accounts::guest.eq(false),
+                ))
+                .execute(conn)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            Ok(accounts::table
+                .find(id.to_string())
+                .first::<AccountRow>(conn)?)
+        })?;
+        row.into_record()
+    }
+
+    pub(super) fn setting_or_insert_impl(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> String,
+    ) -> Result<String, StoreError> {
+        if let Some(value) = setting(&mut *self.conn()?, key)? {
+            return Ok(value);
+        }
+        let value = make();
+        let inserted = self.write(|conn| {
+            diesel::insert_into(settings::table)
+                .values((settings::key.eq(key), settings::value.eq(&value)))
+                .execute(conn)
+                .map_err(StoreError::from)
+        });
+        match inserted {
+            Ok(_) => Ok(value),
+            // Another writer came first: its value wins.
+            Err(StoreError::Conflict(SETTING_TAKEN)) => setting(&mut *self.conn()?, key)?
+                .ok_or_else(|| StoreError::Internal(format!("setting {key} vanished"))),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn setting(conn: &mut AnyConnection, key: &str) -> Result<Option<String>, StoreError> {
+    Ok(settings::table
+        .find(key)
+        .select(settings::value)
+        .first::<String>(conn)
+        .optional()?)
+}

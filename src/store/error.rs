@@ -1,0 +1,76 @@
+//! Diesel's errors as store errors: a broken uniqueness rule becomes a `Conflict` with a stable
+//! code; everything else is `Internal` with the cause's text (for the log).
+
+use diesel::result::{DatabaseErrorKind, Error};
+
+use super::StoreError;
+
+impl From<Error> for StoreError {
+    fn from(e: Error) -> StoreError {
+        match &e {
+            Error::NotFound => StoreError::NotFound,
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                match unique_rule(info.constraint_name(), info.message()) {
+                    Some(code) => StoreError::Conflict(code),
+                    None => StoreError::Internal(e.to_string()),
+                }
+            }
+            _ => StoreError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<diesel::r2d2::PoolError> for StoreError {
+    fn from(e: diesel::r2d2::PoolError) -> StoreError {
+        StoreError::Internal(format!("no database connection: {e}"))
+    }
+}
+
+/// Names the uniqueness rule a violation broke. PostgreSQL reports the constraint's name
+/// (named in the migrations); SQLite only says "UNIQUE constraint failed: table.column, …".
+/// Either text holds the table or column name looked for here.
+fn unique_rule(constraint: Option<&str>, message: &str) -> Option<&'static str> {
+    let text = format!("{} {message}", constraint.unwrap_or_default());
+    [
+        ("idempotency_keys", "idempotency_key_taken"),
+        ("game_seats", "seat_taken"),
+        ("invite_code", "invite_code_taken"),
+        ("username", "username_taken"),
+        ("settings", SETTING_TAKEN),
+    ]
+    .into_iter()
+    .find(|(needle, _)| text.contains(needle))
+    .map(|(_, code)| code)
+}
+
+/// Internal to the store: `setting_or_insert` resolves it.
+pub(crate) const SETTING_TAKEN: &str = "setting_taken";
+
+/// A value read from the database that does not decode (bad JSON, an unknown status, …).
+pub(crate) fn bad_data(what: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Internal(format!("bad {what} in the database: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_rule;
+
+    #[test]
+    fn names_the_rule_from_either_backend() {
+        let pg = "duplicate key value violates unique constraint \"games_invite_code_key\"";
+        assert_eq!(
+            unique_rule(Some("games_invite_code_key"), pg),
+            Some("invite_code_taken")
+        );
+        let sqlite = "UNIQUE constraint failed: game_seats.game_id, game_seats.account_id";
+        assert_eq!(unique_rule(None, sqlite), Some("seat_taken"));
+        assert_eq!(
+            unique_rule(None, "UNIQUE constraint failed: accounts.username_lower"),
+            Some("username_taken")
+        );
+        assert_eq!(
+            unique_rule(None, "UNIQUE constraint failed: games.id"),
+            None
+        );
+    }
+}

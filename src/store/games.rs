@@ -1,0 +1,214 @@
+//! Games: insert, load, the one write path (`update_game`), events and idempotency records.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use uuid::Uuid;
+
+use super::conn::AnyConnection;
+use super::rows::{enum_text, now, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
+use super::schema::{game_events, game_seats, games, idempotency_keys};
+use super::*;
+
+/// `update_game`'s failures inside its transaction: the store's, or the caller's decision.
+pub(super) enum TxError<E> {
+    Store(StoreError),
+    Decide(E),
+}
+
+impl<E> From<StoreError> for TxError<E> {
+    fn from(e: StoreError) -> Self {
+        TxError::Store(e)
+    }
+}
+
+impl<E> From<diesel::result::Error> for TxError<E> {
+    fn from(e: diesel::result::Error) -> Self {
+        TxError::Store(e.into())
+    }
+}
+
+fn count(n: usize) -> Result<i64, StoreError> {
+    i64::try_from(n).map_err(|e| StoreError::Internal(format!("too many rows: {e}")))
+}
+
+pub(super) fn insert_game(
+    conn: &mut AnyConnection,
+    game: &NewGame,
+    events: &[NewEvent],
+) -> Result<GameRecord, StoreError> {
+    let at = now();
+    let row = GameRow {
+        id: game.id.to_string(),
+        created_by: game.created_by.to_string(),
+        invite_code: game.invite_code.clone(),
+        options: to_json("game options", &game.options)?,
+        rules_version: i32::try_from(game.rules_version)
+            .map_err(|e| StoreError::Internal(format!("rules version: {e}")))?,
+        state: to_json("game state", &game.state)?,
+        status: enum_text(&game.status)?,
+        test_mode: game.test_mode,
+        stacked: to_json("stacked decks", &game.stacked)?,
+        version: 1,
+        last_seq: count(events.len())?,
+        created_at: at,
+        updated_at: at,
+    };
+    diesel::insert_into(games::table)
+        .values(&row)
+        .execute(conn)?;
+    insert_seats(conn, game.id, &game.seats)?;
+    insert_events(conn, game.id, 1, events, at)?;
+    row.into_record(game.seats.clone())
+}
+
+fn insert_seats(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    seats: &[SeatRecord],
+) -> Result<(), StoreError> {
+    // Row by row: diesel's MultiConnection has no multi-row INSERT.
+    for seat in seats {
+        diesel::insert_into(game_seats::table)
+            .values(&SeatRow::new(game, seat))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+fn insert_events(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    first_seq: i64,
+    events: &[NewEvent],
+    at: NaiveDateTime,
+) -> Result<(), StoreError> {
+    for (seq, event) in (first_seq..).zip(events) {
+        diesel::insert_into(game_events::table)
+            .values(&EventRow::new(game, seq, event, at)?)
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Loads a game with its seats; `by_code` looks it up by invite code instead of id.
+pub(super) fn load_game(
+    conn: &mut AnyConnection,
+    id: Option<Uuid>,
+    by_code: Option<&str>,
+) -> Result<Option<GameRecord>, StoreError> {
+    let mut query = games::table.into_boxed();
+    if let Some(id) = id {
+        query = query.filter(games::id.eq(id.to_string()));
+    }
+    if let Some(code) = by_code {
+        query = query.filter(games::invite_code.eq(code));
+    }
+    let Some(row) = query.first::<GameRow>(conn).optional()? else {
+        return Ok(None);
+    };
+    let seats = game_seats::table
+        .filter(game_seats::game_id.eq(&row.id))
+        .order(game_seats::seat)
+        .load::<SeatRow>(conn)?
+        .into_iter()
+        .map(SeatRow::into_record)
+        .collect::<Result<_, _>>()?;
+    row.into_record(seats).map(Some)
+}
+
+/// PostgreSQL: locks the game's row until the transaction ends, so concurrent writers queue
+/// and each decides on the latest state, as they do on SQLite (whose writers are serialized
+/// already). The compare-and-set in `apply_change` stays as the guard.
+pub(super) fn lock_game(conn: &mut AnyConnection, id: Uuid) -> Result<(), StoreError> {
+    if let AnyConnection::Pg(pg) = conn {
+        games::table
+            .find(id.to_string())
+            .select(games::id)
+            .for_update()
+            .first::<String>(pg)
+            .optional()?;
+    }
+    Ok(())
+}
+
+/// Writes `change` over `current` with a compare-and-set on the version.
+pub(super) fn apply_change(
+    conn: &mut AnyConnection,
+    current: &GameRecord,
+    change: &GameChange,
+) -> Result<(), StoreError> {
+    let at = now();
+    let id = current.id.to_string();
+    let updated = diesel::update(
+        games::table
+            .find(&id)
+            .filter(games::version.eq(current.version)),
+    )
+    .set((
+        games::state.eq(to_json("game state", &change.state)?),
+        games::status.eq(enum_text(&change.status)?),
+        games::version.eq(current.version + 1),
+        games::last_seq.eq(current.last_seq + count(change.events.len())?),
+        games::updated_at.eq(at),
+    ))
+    .execute(conn)?;
+    if updated == 0 {
+        let version = games::table
+            .find(&id)
+            .select(games::version)
+            .first::<i64>(conn)
+            .optional()?;
+        return Err(match version {
+            Some(current) => StoreError::StaleVersion { current },
+            None => StoreError::NotFound,
+        });
+    }
+    diesel::delete(game_seats::table.filter(game_seats::game_id.eq(&id))).execute(conn)?;
+    insert_seats(conn, current.id, &change.seats)?;
+    insert_events(conn, current.id, current.last_seq + 1, &change.events, at)?;
+    if let Some(record) = &change.idempotency {
+        insert_idempotency(conn, record, at)?;
+    }
+    Ok(())
+}
+
+pub(super) fn insert_idempotency(
+    conn: &mut AnyConnection,
+    record: &IdempotencyRecord,
+    at: NaiveDateTime,
+) -> Result<(), StoreError> {
+    diesel::insert_into(idempotency_keys::table)
+        .values(&IdempotencyRow::new(record, at)?)
+        .execute(conn)?;
+    Ok(())
+}
+
+pub(super) fn events(
+    conn: &mut AnyConnection,
+    game: Uuid,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    game_events::table
+        .filter(game_events::game_id.eq(game.to_string()))
+        .filter(game_events::seq.gt(after))
+        .order(game_events::seq)
+        .limit(limit.max(0))
+        .load::<EventRow>(conn)?
+        .into_iter()
+        .map(EventRow::into_record)
+        .collect()
+}
+
+pub(super) fn idempotency_record(
+    conn: &mut AnyConnection,
+    account: Uuid,
+    key: &str,
+) -> Result<Option<IdempotencyRecord>, StoreError> {
+    idempotency_keys::table
+        .find((account.to_string(), key))
+        .first::<IdempotencyRow>(conn)
+        .optional()?
+        .map(IdempotencyRow::into_record)
+        .transpose()
+}

@@ -1,0 +1,108 @@
+//! `list_games`: filters, newest activity first, keyset paging with an opaque cursor.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, NaiveDateTime};
+use diesel::prelude::*;
+use uuid::Uuid;
+
+use super::conn::AnyConnection;
+use super::rows::{enum_text, GameRow, SeatRow};
+use super::schema::{game_seats, games};
+use super::*;
+
+/// Where the previous page ended: its last game's (updated_at, id). Encoded as hex of
+/// "micros:uuid", which is opaque enough for clients and needs no extra crate.
+struct Cursor {
+    updated_at: NaiveDateTime,
+    id: String,
+}
+
+const BAD_CURSOR: StoreError = StoreError::BadInput("invalid_cursor");
+
+impl Cursor {
+    fn encode(row: &GameRow) -> String {
+        let micros = row.updated_at.and_utc().timestamp_micros();
+        hex::encode(format!("{micros}:{}", row.id))
+    }
+
+    fn decode(text: &str) -> Result<Cursor, StoreError> {
+        let bytes = hex::decode(text).map_err(|_| BAD_CURSOR)?;
+        let text = String::from_utf8(bytes).map_err(|_| BAD_CURSOR)?;
+        let (micros, id) = text.split_once(':').ok_or(BAD_CURSOR)?;
+        let micros = micros.parse::<i64>().map_err(|_| BAD_CURSOR)?;
+        let updated_at = DateTime::from_timestamp_micros(micros).ok_or(BAD_CURSOR)?;
+        let id = Uuid::parse_str(id).map_err(|_| BAD_CURSOR)?;
+        Ok(Cursor {
+            updated_at: updated_at.naive_utc(),
+            id: id.to_string(),
+        })
+    }
+}
+
+pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<GamePage, StoreError> {
+    let limit = q.limit.clamp(1, 100);
+    let mut query = games::table.into_boxed();
+    if let Some(player) = q.player {
+        let seats = game_seats::table.filter(game_seats::account_id.eq(player.to_string()));
+        // Two arms, because a boxed subquery would not serialize for both backends.
+        query = if q.awaiting_player {
+            let awaited = seats.filter(game_seats::awaiting.eq(true));
+            query.filter(games::id.eq_any(awaited.select(game_seats::game_id)))
+        } else {
+            query.filter(games::id.eq_any(seats.select(game_seats::game_id)))
+        };
+    }
+    if let Some(status) = q.status {
+        query = query.filter(games::status.eq(enum_text(&status)?));
+    }
+    if let Some(cursor) = q.cursor.as_deref() {
+        let c = Cursor::decode(cursor)?;
+        query = query.filter(
+            games::updated_at
+                .lt(c.updated_at)
+                .or(games::updated_at.eq(c.updated_at).and(games::id.lt(c.id))),
+        );
+    }
+    let mut rows = query
+        .order((games::updated_at.desc(), games::id.desc()))
+        .limit(limit + 1)
+        .load::<GameRow>(conn)?;
+    // One row more than asked tells whether a next page exists.
+    let next_cursor = if rows.len() > limit as usize {
+        rows.truncate(limit as usize);
+        rows.last().map(Cursor::encode)
+    } else {
+        None
+    };
+    let mut seats = seats_of(conn, &rows)?;
+    let games = rows
+        .into_iter()
+        .map(|row| {
+            let s = seats.remove(&row.id).unwrap_or_default();
+            row.into_record(s)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(GamePage { games, next_cursor })
+}
+
+/// The seats of all `rows`, by game id, in one query.
+fn seats_of(
+    conn: &mut AnyConnection,
+    rows: &[GameRow],
+) -> Result<HashMap<String, Vec<SeatRecord>>, StoreError> {
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let mut by_game: HashMap<String, Vec<SeatRecord>> = HashMap::new();
+    if ids.is_empty() {
+        return Ok(by_game);
+    }
+    let seats = game_seats::table
+        .filter(game_seats::game_id.eq_any(ids))
+        .order((game_seats::game_id, game_seats::seat))
+        .load::<SeatRow>(conn)?;
+    for seat in seats {
+        let game = seat.game_id.clone();
+        by_game.entry(game).or_default().push(seat.into_record()?);
+    }
+    Ok(by_game)
+}

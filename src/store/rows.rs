@@ -1,0 +1,229 @@
+//! Table rows as diesel sees them, and their conversion to and from the store's records.
+//! Decoding never panics: a value that does not decode is an `Internal` error.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use serde::{de::DeserializeOwned, Serialize};
+use uuid::Uuid;
+
+use super::error::bad_data;
+use super::schema::{accounts, game_events, game_seats, games, idempotency_keys};
+use super::*;
+
+/// Now, cut to microseconds: PostgreSQL keeps no more, and a value must read back as written
+/// on both backends (list cursors compare them).
+pub fn now() -> NaiveDateTime {
+    let now = Utc::now();
+    DateTime::from_timestamp_micros(now.timestamp_micros())
+        .unwrap_or(now)
+        .naive_utc()
+}
+
+pub fn uuid(what: &str, text: &str) -> Result<Uuid, StoreError> {
+    Uuid::parse_str(text).map_err(|e| bad_data(what, e))
+}
+
+pub fn to_json<T: Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value)
+        .map_err(|e| StoreError::Internal(format!("cannot encode {what}: {e}")))
+}
+
+pub fn from_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| bad_data(what, e))
+}
+
+/// An enum as the plain string its serde name gives (e.g. `GameStatus::Open` → "open").
+pub fn enum_text<T: Serialize>(value: &T) -> Result<String, StoreError> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => Ok(s),
+        other => Err(StoreError::Internal(format!("not a plain enum: {other:?}"))),
+    }
+}
+
+pub fn enum_from_text<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_value(serde_json::Value::String(text.to_string()))
+        .map_err(|e| bad_data(what, e))
+}
+
+fn utc(t: NaiveDateTime) -> DateTime<Utc> {
+    t.and_utc()
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = accounts)]
+pub struct AccountRow {
+    pub id: String,
+    pub username: String,
+    pub username_lower: String,
+    pub password_hash: Option<String>,
+    pub role: String,
+    pub guest: bool,
+    pub created_at: NaiveDateTime,
+}
+
+impl AccountRow {
+    pub fn into_record(self) -> Result<Account, StoreError> {
+        Ok(Account {
+            id: uuid("account id", &self.id)?,
+            username: self.username,
+            password_hash: self.password_hash,
+            role: enum_from_text("role", &self.role)?,
+            guest: self.guest,
+            created_at: utc(self.created_at),
+        })
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = games)]
+pub struct GameRow {
+    pub id: String,
+    pub created_by: String,
+    pub invite_code: String,
+    pub options: String,
+    pub rules_version: i32,
+    pub state: String,
+    pub status: String,
+    pub test_mode: bool,
+    pub stacked: String,
+    pub version: i64,
+    pub last_seq: i64,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+impl GameRow {
+    pub fn into_record(self, seats: Vec<SeatRecord>) -> Result<GameRecord, StoreError> {
+        Ok(GameRecord {
+            id: uuid("game id", &self.id)?,
+            created_by: uuid("game creator", &self.created_by)?,
+            invite_code: self.invite_code,
+            options: from_json("game options", &self.options)?,
+            rules_version: u32::try_from(self.rules_version)
+                .map_err(|e| bad_data("rules version", e))?,
+            state: from_json("game state", &self.state)?,
+            status: enum_from_text("game status", &self.status)?,
+            seats,
+            test_mode: self.test_mode,
+            stacked: from_json("stacked decks", &self.stacked)?,
+            version: self.version,
+            last_seq: self.last_seq,
+            created_at: utc(self.created_at),
+            updated_at: utc(self.updated_at),
+        })
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = game_seats)]
+pub struct SeatRow {
+    pub game_id: String,
+    pub seat: i16,
+    pub account_id: String,
+    pub username: String,
+    pub awaiting: bool,
+}
+
+impl SeatRow {
+    pub fn new(game: Uuid, seat: &SeatRecord) -> SeatRow {
+        SeatRow {
+            game_id: game.to_string(),
+            seat: i16::from(seat.seat),
+            account_id: seat.account_id.to_string(),
+            username: seat.username.clone(),
+            awaiting: seat.awaiting,
+        }
+    }
+
+    pub fn into_record(self) -> Result<SeatRecord, StoreError> {
+        Ok(SeatRecord {
+            seat: u8::try_from(self.seat).map_err(|e| bad_data("seat number", e))?,
+            account_id: uuid("seat account", &self.account_id)?,
+            username: self.username,
+            awaiting: self.awaiting,
+        })
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = game_events)]
+pub struct EventRow {
+    pub game_id: String,
+    pub seq: i64,
+    pub round: i32,
+    pub kind: String,
+    pub actor: Option<String>,
+    pub payload: String,
+    pub created_at: NaiveDateTime,
+}
+
+impl EventRow {
+    pub fn new(
+        game: Uuid,
+        seq: i64,
+        event: &NewEvent,
+        at: NaiveDateTime,
+    ) -> Result<Self, StoreError> {
+        Ok(EventRow {
+            game_id: game.to_string(),
+            seq,
+            round: i32::try_from(event.round)
+                .map_err(|e| StoreError::Internal(format!("round: {e}")))?,
+            kind: event.kind.clone(),
+            actor: event.actor.map(|a| a.to_string()),
+            payload: to_json("event", &event.payload)?,
+            created_at: at,
+        })
+    }
+
+    pub fn into_record(self) -> Result<StoredEvent, StoreError> {
+        Ok(StoredEvent {
+            game_id: uuid("event game", &self.game_id)?,
+            seq: self.seq,
+            round: u32::try_from(self.round).map_err(|e| bad_data("event round", e))?,
+            kind: self.kind,
+            actor: self
+                .actor
+                .as_deref()
+                .map(|a| uuid("event actor", a))
+                .transpose()?,
+            payload: from_json("event payload", &self.payload)?,
+            created_at: utc(self.created_at),
+        })
+    }
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = idempotency_keys)]
+pub struct IdempotencyRow {
+    pub account_id: String,
+    pub key: String,
+    pub request_hash: String,
+    pub status: i32,
+    pub body: String,
+    pub created_at: NaiveDateTime,
+}
+
+impl IdempotencyRow {
+    pub fn new(record: &IdempotencyRecord, at: NaiveDateTime) -> Result<Self, StoreError> {
+        Ok(IdempotencyRow {
+            account_id: record.account_id.to_string(),
+            key: record.key.clone(),
+            request_hash: record.request_hash.clone(),
+            status: i32::from(record.status),
+            body: to_json("idempotent response", &record.body)?,
+            created_at: at,
+        })
+    }
+
+    pub fn into_record(self) -> Result<IdempotencyRecord, StoreError> {
+        Ok(IdempotencyRecord {
+            account_id: uuid("idempotency account", &self.account_id)?,
+            key: self.key,
+            request_hash: self.request_hash,
+            status: u16::try_from(self.status).map_err(|e| bad_data("response status", e))?,
+            body: from_json("idempotent response", &self.body)?,
+            created_at: utc(self.created_at),
+        })
+    }
+}

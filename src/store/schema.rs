@@ -1,0 +1,85 @@
+//! The one diesel schema both backends share (see `migrations/*/…_init/up.sql`). Only types
+//! that diesel's MultiConnection maps on both backends appear here: ids and JSON are Text,
+//! times are Timestamp (UTC).
+
+diesel::table! {
+    settings (key) {
+        key -> Text,
+        value -> Text,
+    }
+}
+
+diesel::table! {
+    accounts (id) {
+        id -> Text,
+        username -> Text,
+        username_lower -> Text,
+        password_hash -> Nullable<Text>,
+        role -> Text,
+        guest -> Bool,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    games (id) {
+        id -> Text,
+        created_by -> Text,
+        invite_code -> Text,
+        options -> Text,
+        rules_version -> Integer,
+        state -> Text,
+        status -> Text,
+        test_mode -> Bool,
+        stacked -> Text,
+        version -> BigInt,
+        last_seq -> BigInt,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    game_seats (game_id, seat) {
+        game_id -> Text,
+        seat -> SmallInt,
+        account_id -> Text,
+        username -> Text,
+        awaiting -> Bool,
+    }
+}
+
+diesel::table! {
+    game_events (game_id, seq) {
+        game_id -> Text,
+        seq -> BigInt,
+        round -> Integer,
+        kind -> Text,
+        actor -> Nullable<Text>,
+        payload -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (account_id, key) {
+        account_id -> Text,
+        key -> Text,
+        request_hash -> Text,
+        status -> Integer,
+        body -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(game_events -> games (game_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    settings,
+    accounts,
+    games,
+    game_seats,
+    game_events,
+    idempotency_keys,
+);

@@ -1,0 +1,222 @@
+//! A fresh database per test. PostgreSQL: a template database is migrated once (its name holds
+//! a hash of the migration files, so a schema change makes a new one), then each test gets
+//! `CREATE DATABASE … TEMPLATE …`, dropped `WITH (FORCE)` when the handle drops. SQLite: a new
+//! file in its own temporary folder, removed on drop.
+
+use std::path::{Path, PathBuf};
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use sha2::{Digest, Sha256};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestBackend {
+    Postgres,
+    Sqlite,
+}
+
+/// The backends to test, from `RACKO_TEST_BACKENDS` ("postgres,sqlite", the default).
+pub fn backends() -> Vec<TestBackend> {
+    let list = std::env::var("RACKO_TEST_BACKENDS").unwrap_or_else(|_| "postgres,sqlite".into());
+    list.split(',')
+        .filter_map(|name| match name.trim().to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" | "pg" => Some(TestBackend::Postgres),
+            "sqlite" => Some(TestBackend::Sqlite),
+            _ => None,
+        })
+        .collect()
+}
+
+pub struct TestDb {
+    /// What `Store::open` takes.
+    pub url: String,
+    pub backend: TestBackend,
+    /// PostgreSQL: the database's name. SQLite: the folder holding the file.
+    place: String,
+}
+
+/// The key of the advisory lock held while the template is made and copied (other test
+/// processes start at the same moment under nextest).
+const TEMPLATE_LOCK: i64 = 0x72_61_63_6b_6f_74;
+
+impl TestDb {
+    /// A migrated database of `backend`, for this test only.
+    pub fn new(backend: TestBackend) -> TestDb {
+        match backend {
+            TestBackend::Postgres => pg_database(Some(&template())),
+            TestBackend::Sqlite => sqlite_file(),
+        }
+    }
+
+    /// An empty database (no migrations applied), e.g. to test migrating.
+    pub fn empty(backend: TestBackend) -> TestDb {
+        match backend {
+            TestBackend::Postgres => pg_database(None),
+            TestBackend::Sqlite => sqlite_file(),
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        // Errors are reported, not raised: a panic in drop would hide the test's own result.
+        match self.backend {
+            TestBackend::Postgres => {
+                let sql = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.place);
+                if let Err(e) = admin().batch_execute(&sql) {
+                    eprintln!("cannot drop test database {}: {e}", self.place);
+                }
+            }
+            TestBackend::Sqlite => {
+                if let Err(e) = std::fs::remove_dir_all(&self.place) {
+                    eprintln!("cannot remove {}: {e}", self.place);
+                }
+            }
+        }
+    }
+}
+
+fn admin_url() -> String {
+    std::env::var("RACKO_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+fn admin() -> PgConnection {
+    let url = admin_url();
+    PgConnection::establish(&url).unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
+}
+
+/// The admin URL pointed at database `name`.
+fn url_of(name: &str) -> String {
+    let url = admin_url();
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url.as_str(), None), |(b, q)| (b, Some(q)));
+    let base = match base.rfind('/') {
+        Some(i) if i > base.find("://").map_or(0, |s| s + 2) => &base[..i],
+        _ => base,
+    };
+    match query {
+        Some(q) => format!("{base}/{name}?{q}"),
+        None => format!("{base}/{name}"),
+    }
+}
+
+fn random_name() -> String {
+    format!("racko_test_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// Creates a test database, copied from `template` or empty.
+fn pg_database(template: Option<&str>) -> TestDb {
+    let name = random_name();
+    let mut conn = admin();
+    let sql = match template {
+        Some(t) => {
+            // Copying needs the template free of other sessions: the lock keeps its maker out.
+            lock(&mut conn);
+            format!("CREATE DATABASE \"{name}\" TEMPLATE \"{t}\"")
+        }
+        None => format!("CREATE DATABASE \"{name}\""),
+    };
+    let created = conn.batch_execute(&sql);
+    if template.is_some() {
+        unlock(&mut conn);
+    }
+    created.unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
+    TestDb {
+        url: url_of(&name),
+        backend: TestBackend::Postgres,
+        place: name,
+    }
+}
+
+fn lock(conn: &mut PgConnection) {
+    diesel::sql_query("SELECT pg_advisory_lock($1)")
+        .bind::<BigInt, _>(TEMPLATE_LOCK)
+        .execute(conn)
+        .expect("the template lock");
+}
+
+fn unlock(conn: &mut PgConnection) {
+    diesel::sql_query("SELECT pg_advisory_unlock($1)")
+        .bind::<BigInt, _>(TEMPLATE_LOCK)
+        .execute(conn)
+        .expect("the template unlock");
+}
+
+#[derive(QueryableByName)]
+struct Name {
+    #[diesel(sql_type = Text)]
+    datname: String,
+}
+
+/// The migrated template's name, creating it if needed (once across processes).
+fn template() -> String {
+    let name = format!("racko_template_{}", &migrations_hash()[..16]);
+    let mut conn = admin();
+    lock(&mut conn);
+    let existing = diesel::sql_query("SELECT datname FROM pg_database WHERE datname = $1")
+        .bind::<Text, _>(&name)
+        .load::<Name>(&mut conn)
+        .expect("pg_database");
+    if !existing.iter().any(|n| n.datname == name) {
+        // Built under another name and renamed when complete, so that a crash half-way
+        // leaves no template that looks finished.
+        let building = format!("{name}_building");
+        // One statement per call: several would run as one transaction, which these refuse.
+        conn.batch_execute(&format!(
+            "DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"
+        ))
+        .expect("drop a half-made template");
+        conn.batch_execute(&format!("CREATE DATABASE \"{building}\""))
+            .expect("create the template");
+        racko::store::Store::migrate(&url_of(&building)).expect("migrate the template");
+        conn.batch_execute(&format!(
+            "ALTER DATABASE \"{building}\" RENAME TO \"{name}\""
+        ))
+        .expect("rename the template");
+    }
+    unlock(&mut conn);
+    name
+}
+
+/// SHA-256 over the PostgreSQL migration files (paths and contents, in path order).
+fn migrations_hash() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/postgres");
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    files.sort();
+    let mut hash = Sha256::new();
+    for file in files {
+        hash.update(
+            file.strip_prefix(&root)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .as_bytes(),
+        );
+        hash.update(std::fs::read(&file).expect("a migration file"));
+    }
+    hex::encode(hash.finalize())
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("the migrations folder") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+fn sqlite_file() -> TestDb {
+    let dir = std::env::temp_dir().join(random_name());
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    TestDb {
+        url: format!("sqlite://{}", dir.join("racko.db").display()),
+        backend: TestBackend::Sqlite,
+        place: dir.display().to_string(),
+    }
+}
