@@ -225,6 +225,22 @@ fn r2_1_deal_passes_left() {
 }
 
 #[test]
+fn r2_1_no_deal_during_a_round_or_after_the_game() {
+    let mut table = dealt(two_players(), &[ORDERED, UNORDERED], "23");
+    let again = RoundDeal {
+        seed: seed(2),
+        stacked: None,
+    };
+    let before = table.game.clone();
+    assert_eq!(
+        table.game.start_round_mut(&again).unwrap_err().code(),
+        "round_in_progress"
+    );
+    assert_eq!(table.game, before, "a refused deal changes nothing");
+    run_scenario("game_ends_at_target");
+}
+
+#[test]
 fn r2_2_deal_one_card_at_a_time_from_the_start_player() {
     // Seeded: seat 1 (the start player) gets deal[0] into slot 60, seat 0 deal[1] into slot 60,
     // ..., and the 12th cards into slot 5.
