@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use racko_rules::{Event, Game, Phase, Viewer};
+use racko_rules::{Card, Event, Game, Phase, Slot, View, Viewer};
 use serde_json::Value;
 
 use super::tracker::Tracker;
@@ -64,6 +64,7 @@ pub fn check_views(game: &Game, tracker: &Tracker) {
             view.blitz_card, own_blitz_card,
             "R7.3: a seat sees its next card only"
         );
+        check_view_facts(game, tracker, &view);
         let mut json = serde_json::to_value(view).unwrap();
         let fields = json.as_object_mut().unwrap();
         fields.remove("last_round");
@@ -77,6 +78,55 @@ pub fn check_views(game: &Game, tracker: &Tracker) {
             );
         }
     }
+}
+
+/// What a view must show (R8.1): the viewer's own rack slot by slot, the discard pile, the
+/// stock's size, the scores, and the viewer's legal actions.
+fn check_view_facts(game: &Game, tracker: &Tracker, view: &View) {
+    let own = match view.viewer {
+        Viewer::Seat { seat } => Some(seat),
+        _ => None,
+    };
+    let dealt = tracker.round_open && !matches!(game.phase(), Phase::ChoosingDeal { .. });
+    if let (Some(seat), true) = (own, dealt) {
+        let rack = view
+            .rack
+            .as_ref()
+            .expect("a seat sees its own rack during a round");
+        let cards: Vec<Option<Card>> = rack.iter().map(|s| s.card).collect();
+        assert_eq!(
+            cards,
+            tracker.racks[usize::from(seat)],
+            "R8.1: the own rack"
+        );
+        let slots: Vec<Slot> = rack.iter().map(|s| s.slot).collect();
+        assert_eq!(slots, Slot::all().collect::<Vec<_>>(), "slots 5 to 60");
+    } else {
+        assert_eq!(view.rack, None, "no own rack outside a dealt round");
+    }
+    let legal = own.map(|seat| game.legal_actions(seat)).unwrap_or_default();
+    assert_eq!(
+        view.legal_actions, legal,
+        "the view lists the viewer's legal actions"
+    );
+    if tracker.round_open {
+        assert_eq!(
+            view.discard, tracker.discard,
+            "R8.1: the whole discard pile"
+        );
+    }
+    if matches!(game.phase(), Phase::Turn { .. }) {
+        assert_eq!(
+            view.stock_size as usize, tracker.stock,
+            "R8.1: the stock's size"
+        );
+    }
+    assert_eq!(view.totals, tracker.totals, "R8.1: every player's total");
+    assert_eq!(
+        view.round_scores, tracker.round_scores,
+        "R8.1: every round's scores"
+    );
+    assert_eq!(view.phase, *game.phase());
 }
 
 /// `event.for_viewer` for every seat and a spectator; call after the tracker has applied it.

@@ -77,9 +77,11 @@ impl Table {
                     "seat {seat}: {action:?} was accepted but not listed as legal"
                 );
                 let inputs = events.iter().filter_map(Event::action).collect::<Vec<_>>();
-                assert!(
-                    inputs.iter().all(|input| *input == (seat, action)),
-                    "the input event names the applied action: {inputs:?} vs {action:?}"
+                // Exactly one event records the choice, so that a log replays (R9.2).
+                assert_eq!(
+                    inputs,
+                    [(seat, action)],
+                    "the one input event of {action:?}"
                 );
                 self.record(events);
             }
@@ -107,7 +109,15 @@ impl Table {
             self.tracker.apply(event);
             if self.checks == Checks::Full {
                 leaks::check_event(event, &self.tracker);
+                assert_eq!(&round_trip(event), event, "an event survives storage");
             }
+        }
+        if self.checks == Checks::Full {
+            assert_eq!(
+                round_trip(&self.game),
+                self.game,
+                "the game survives storage"
+            );
         }
         // The tracker checks each event against its state as it goes, so a whole recount
         // is needed only now and then in light checking (a broken state persists).
@@ -157,6 +167,12 @@ impl Table {
             "the replayed game equals the played one"
         );
     }
+}
+
+/// Through JSON and back, as the service stores games and events.
+pub fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+    let json = serde_json::to_string(value).expect("serializes");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("does not deserialize: {e}\n{json}"))
 }
 
 /// A fixed seed for stacked rounds; the seed still drives reshuffles (R3.6).
