@@ -11,7 +11,7 @@ use crate::{
     app::AppState,
     auth::CurrentUser,
     error::ApiError,
-    http::extract::optional_json,
+    http::extract::{optional_json, Json},
     store::{Account, Role},
 };
 
@@ -117,7 +117,7 @@ fn signed_in(state: &AppState, account: &Account) -> Result<AuthResponse, ApiErr
     ))]
 pub async fn register(
     state: web::Data<AppState>,
-    body: web::Json<Credentials>,
+    body: Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::register(&state.store, username, password, Role::Player).await?;
@@ -132,7 +132,7 @@ pub async fn register(
     ))]
 pub async fn login(
     state: web::Data<AppState>,
-    body: web::Json<Credentials>,
+    body: Json<Credentials>,
 ) -> Result<web::Json<AuthResponse>, ApiError> {
     let Credentials { username, password } = body.into_inner();
     let account = accounts::login(&state.store, username, password).await?;
@@ -176,7 +176,7 @@ pub async fn me(
 pub async fn upgrade(
     state: web::Data<AppState>,
     user: CurrentUser,
-    body: web::Json<Credentials>,
+    body: Json<Credentials>,
 ) -> Result<web::Json<AuthResponse>, ApiError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::upgrade_guest(&state.store, user.id, username, password).await?;

@@ -2,10 +2,12 @@
 //! body and a stable code, instead of actix's plain-text defaults.
 
 use actix_web::{
+    dev::Payload,
     error::{JsonPayloadError, PathError, QueryPayloadError},
     http::StatusCode,
-    mime, web, HttpMessage, HttpRequest,
+    mime, web, FromRequest, HttpMessage, HttpRequest,
 };
+use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -90,5 +92,101 @@ pub fn optional_json<T: DeserializeOwned + Default>(
     if !is_json {
         return Err(json_error(JsonPayloadError::ContentType));
     }
-    serde_json::from_slice(body).map_err(|e| serde_error(&e))
+    let value = serde_json::from_slice(body).map_err(|e| serde_error(&e))?;
+    from_object(value)
+}
+
+fn from_object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    if !value.is_object() {
+        return Err(ApiError::unprocessable(
+            "invalid_body",
+            "the body must be a JSON object",
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| serde_error(&e))
+}
+
+/// Like `web::Json<T>` (same limits and errors), but the body must be a JSON object: serde
+/// would otherwise also take a struct from an array of its fields.
+#[derive(Debug)]
+pub struct Json<T>(pub T);
+
+impl<T> Json<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Json<T>, actix_web::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let value = web::Json::<serde_json::Value>::from_request(req, payload);
+        Box::pin(async move {
+            let value = value.await?.into_inner();
+            Ok(Json(from_object(value)?))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::{http::StatusCode, test, App};
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Page {
+        #[allow(dead_code)]
+        limit: u8,
+    }
+
+    async fn code_of(uri: &str) -> (StatusCode, String, serde_json::Value) {
+        let app = test::init_service(
+            App::new()
+                .configure(|c| configure(c, 1024))
+                .route(
+                    "/items/{id}",
+                    web::get().to(|id: web::Path<uuid::Uuid>| async move { id.to_string() }),
+                )
+                .route("/list", web::get().to(|_: web::Query<Page>| async { "ok" })),
+        )
+        .await;
+        let res = test::call_service(&app, test::TestRequest::get().uri(uri).to_request()).await;
+        let status = res.status();
+        let content_type = res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body: serde_json::Value = test::read_body_json(res).await;
+        (status, content_type, body)
+    }
+
+    #[actix_web::test]
+    async fn bad_path_parameters_are_invalid_path() {
+        let (status, content_type, body) = code_of("/items/not-a-uuid").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(content_type, "application/problem+json");
+        assert_eq!(body["code"], "invalid_path");
+    }
+
+    #[actix_web::test]
+    async fn bad_queries_are_invalid_query() {
+        for uri in [
+            "/list?limit=x",
+            "/list",
+            "/list?limit=1&other=2",
+            "/list?limit=999",
+        ] {
+            let (status, content_type, body) = code_of(uri).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}");
+            assert_eq!(content_type, "application/problem+json");
+            assert_eq!(body["code"], "invalid_query", "{uri}");
+        }
+    }
 }

@@ -35,28 +35,31 @@ pub async fn observe(
         method = %method,
         path = ?req.path(),
     );
-    let http_req = req.request().clone();
+    // Not a clone of the request: actix needs it unshared for routing.
     let metrics = req
         .app_data::<web::Data<AppState>>()
         .map(|s| s.metrics.clone());
 
-    let res = match next.call(req).instrument(span.clone()).await {
-        Ok(res) => res.map_into_boxed_body(),
-        Err(e) => ServiceResponse::from_err(e, http_req),
+    let result = next.call(req).instrument(span.clone()).await;
+    let (status, route, result) = match result {
+        Ok(res) => {
+            let mut res = as_problem(res.map_into_boxed_body());
+            if let Ok(v) = HeaderValue::from_str(&request_id) {
+                res.headers_mut().insert(REQUEST_ID, v);
+            }
+            let route = res.request().match_pattern();
+            (res.status(), route, Ok(res))
+        }
+        // No inner service answers Err today; should one, it still becomes a problem.
+        Err(e) => {
+            let status = e.as_response_error().status_code();
+            (status, None, Err(fallback_error(status).into()))
+        }
     };
-    let mut res = as_problem(res);
-
-    let status = res.status();
-    let route = res
-        .request()
-        .match_pattern()
-        .unwrap_or_else(|| "unmatched".to_string());
+    let route = route.unwrap_or_else(|| "unmatched".to_string());
     let latency = started.elapsed();
     if let Some(m) = metrics {
         m.http_request(method.as_str(), &route, status.as_u16(), latency);
-    }
-    if let Ok(v) = HeaderValue::from_str(&request_id) {
-        res.headers_mut().insert(REQUEST_ID, v);
     }
     span.in_scope(|| {
         tracing::info!(
@@ -66,7 +69,7 @@ pub async fn observe(
             "request"
         )
     });
-    Ok(res)
+    result
 }
 
 /// A client's id is kept when it is short and plain (so it cannot forge log lines).

@@ -20,7 +20,7 @@ async fn post_raw(
 
 both_stores! {
     async fn malformed_json_is_400(app: TestApp) {
-        for body in [&b"{not json"[..], b"", b"{\"username\": \"al", b"[1, 2", b"{\"username\": \"\xff\xfe\"}"] {
+        for body in [&b"{not json"[..], b"", b"{\"username\": \"al", b"{\"username\": \"\xff\xfe\"}"] {
             let res = post_raw(&app, "/v1/accounts", Some("application/json"), body.to_vec()).await;
             assert_problem(res, StatusCode::BAD_REQUEST, "invalid_json").await;
         }
