@@ -1,7 +1,10 @@
 //! `racko`: the server binary. With no subcommand it serves (on the embedded SQLite store when
 //! `DATABASE_URL` is unset), so `cargo run` needs no configuration.
 
-use std::io::BufRead;
+use std::{
+    io::{BufRead, Write},
+    process::ExitCode,
+};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -55,15 +58,23 @@ enum AdminCommand {
 }
 
 #[actix_web::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     let cli = Cli::parse();
     telemetry::init(cli.config.log_format);
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // `{:#}`: the whole cause chain on one line, without a backtrace.
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(cli.config).await,
-        Command::Openapi => {
-            print!("{}", openapi::openapi_json());
-            Ok(())
-        }
+        Command::Openapi => write_stdout(&openapi::openapi_json()),
         Command::Migrate => {
             let url = database_url(&cli.config);
             tokio::task::spawn_blocking(move || Store::migrate(&url)).await??;
@@ -85,6 +96,14 @@ async fn serve(args: ConfigArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints to stdout; a closed pipe (`racko openapi | head`) is not an error.
+fn write_stdout(text: &str) -> anyhow::Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
 /// The store's URL alone: subcommands other than `serve` need no token secret.
 fn database_url(args: &ConfigArgs) -> String {
     Config {
@@ -96,6 +115,7 @@ fn database_url(args: &ConfigArgs) -> String {
 
 async fn create_admin(args: &ConfigArgs, username: &str) -> anyhow::Result<()> {
     let username = Username::parse(username).map_err(|e| anyhow::anyhow!(e.detail))?;
+    // The first line of stdin, so that the password stays out of argv and shell history.
     let mut line = String::new();
     std::io::stdin()
         .lock()

@@ -3,7 +3,7 @@
 //! route, status, latency; never bodies or headers), HTTP metrics, and a last guard that turns
 //! any error answer that is not yet problem+json (actix's own 404/405/413…) into one.
 
-use std::time::Instant;
+use std::{panic::AssertUnwindSafe, time::Instant};
 
 use actix_web::{
     body::{BoxBody, MessageBody},
@@ -15,6 +15,7 @@ use actix_web::{
     middleware::Next,
     web, Error, ResponseError,
 };
+use futures_util::FutureExt;
 use tracing::Instrument;
 use uuid::Uuid;
 
@@ -40,7 +41,14 @@ pub async fn observe(
         .app_data::<web::Data<AppState>>()
         .map(|s| s.metrics.clone());
 
-    let result = next.call(req).instrument(span.clone()).await;
+    // A panicking handler answers a 500 problem instead of a dropped connection.
+    let result = AssertUnwindSafe(next.call(req).instrument(span.clone()))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            span.in_scope(|| tracing::error!("handler panicked"));
+            Err(ApiError::internal("handler panicked").into())
+        });
     let (status, route, result) = match result {
         Ok(res) => {
             let mut res = as_problem(res.map_into_boxed_body());
@@ -131,4 +139,76 @@ fn fallback_error(status: StatusCode) -> ApiError {
 /// The app's default service: a problem instead of actix's empty 404.
 pub async fn not_found() -> actix_web::HttpResponse {
     ApiError::not_found("not_found", "no route matches this path").error_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::{middleware::from_fn, test, App, HttpResponse};
+
+    use super::*;
+
+    async fn boom() -> HttpResponse {
+        panic!("boom")
+    }
+
+    async fn plain_400() -> HttpResponse {
+        HttpResponse::BadRequest().body("plain text")
+    }
+
+    async fn call(uri: &str) -> (StatusCode, String, Option<String>, serde_json::Value) {
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(observe))
+                .route("/boom", web::get().to(boom))
+                .route("/plain", web::get().to(plain_400))
+                .default_service(web::to(not_found)),
+        )
+        .await;
+        let res = test::call_service(&app, test::TestRequest::get().uri(uri).to_request()).await;
+        let header = |name| {
+            res.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let (content_type, request_id) = (header(header::CONTENT_TYPE), header(REQUEST_ID));
+        let status = res.status();
+        let body = test::read_body_json(res).await;
+        (status, content_type.unwrap_or_default(), request_id, body)
+    }
+
+    #[actix_web::test]
+    async fn a_panic_answers_a_500_problem() {
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(observe))
+                .route("/boom", web::get().to(boom)),
+        )
+        .await;
+        let req = test::TestRequest::get().uri("/boom").to_request();
+        // The server turns this error into its response (the request went with the panic).
+        let Err(e) = test::try_call_service(&app, req).await else {
+            panic!("a panic must not answer normally");
+        };
+        let res = e.error_response();
+        assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            res.headers()
+                .get(header::CONTENT_TYPE)
+                .map(|v| v.as_bytes()),
+            Some(&b"application/problem+json"[..])
+        );
+    }
+
+    #[actix_web::test]
+    async fn plain_errors_become_problems_with_a_request_id() {
+        let (status, content_type, request_id, body) = call("/plain").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(content_type, "application/problem+json");
+        assert_eq!(body["code"], "bad_request");
+        assert!(request_id.is_some_and(|id| Uuid::parse_str(&id).is_ok()));
+        let (status, _, _, body) = call("/nowhere").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(body["code"], "not_found");
+    }
 }
