@@ -8,6 +8,7 @@
 //! embedded and applied on `Store::open` under a lock so several processes can start at once.
 
 mod accounts;
+mod audit;
 mod conn;
 mod error;
 mod games;
@@ -17,6 +18,7 @@ mod rows;
 mod schema;
 mod types;
 
+pub use audit::{AuditEventPage, AuditEventQuery, PlayerGamesPage};
 pub use types::*;
 
 use std::sync::{Arc, Mutex};
