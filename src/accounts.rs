@@ -114,8 +114,8 @@ pub async fn create_guest(store: &Store) -> Result<Account, ApiError> {
     Err(ApiError::internal("no free guest name after 5 tries"))
 }
 
-/// Turns the guest `id` into a registered account. 422 `not_a_guest` for a registered account,
-/// 409 `username_taken` when the name exists.
+/// Turns the guest `id` into a registered account. 409 `not_a_guest` for a registered account
+/// (the request is fine, the account's state is not), 409 `username_taken` when the name exists.
 pub async fn upgrade_guest(
     store: &Store,
     id: Uuid,
@@ -124,7 +124,7 @@ pub async fn upgrade_guest(
 ) -> Result<Account, ApiError> {
     let account = existing(store, id).await?;
     if !account.guest {
-        return Err(ApiError::unprocessable(
+        return Err(ApiError::conflict(
             "not_a_guest",
             "only a guest account can be upgraded",
         ));

@@ -27,11 +27,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
-    /// 3 to 32 characters: letters, digits, `_` and `-`.
-    #[schema(example = "alice")]
+    /// 3 to 32 characters: letters, digits, `_` and `-`; not starting with `guest-`.
+    #[schema(
+        example = "alice",
+        min_length = 3,
+        max_length = 32,
+        pattern = "^(?![Gg][Uu][Ee][Ss][Tt]-)[A-Za-z0-9_-]{3,32}$"
+    )]
     pub username: String,
     /// 8 to 128 characters.
-    #[schema(example = "correct horse battery", format = Password)]
+    #[schema(
+        example = "correct horse battery",
+        format = Password,
+        min_length = 8,
+        max_length = 128
+    )]
     pub password: String,
 }
 
@@ -170,8 +180,8 @@ pub async fn me(
     security(("bearer" = [])), request_body = Credentials,
     responses(
         (status = 200, description = "Upgraded and signed in again", body = AuthResponse),
-        (status = 409, description = "`username_taken`"),
-        (status = 422, description = "`not_a_guest`, `invalid_username`, `invalid_password`"),
+        (status = 409, description = "`not_a_guest`, `username_taken`"),
+        (status = 422, description = "`invalid_username`, `invalid_password`"),
     ))]
 pub async fn upgrade(
     state: web::Data<AppState>,

@@ -75,8 +75,8 @@ fn query_error(e: QueryPayloadError) -> ApiError {
     ApiError::bad_request("invalid_query", format!("invalid query string: {e}"))
 }
 
-/// For an optional JSON body (e.g. `POST /v1/guests`): an empty body gives `T::default()`,
-/// anything else must be JSON and parse like `web::Json` would.
+/// For an optional JSON body (e.g. `POST /v1/guests`): an empty body (or `null`) gives
+/// `T::default()`, anything else must be JSON and parse like `web::Json` would.
 pub fn optional_json<T: DeserializeOwned + Default>(
     req: &HttpRequest,
     body: &[u8],
@@ -92,8 +92,10 @@ pub fn optional_json<T: DeserializeOwned + Default>(
     if !is_json {
         return Err(json_error(JsonPayloadError::ContentType));
     }
-    let value = serde_json::from_slice(body).map_err(|e| serde_error(&e))?;
-    from_object(value)
+    match serde_json::from_slice(body).map_err(|e| serde_error(&e))? {
+        serde_json::Value::Null => Ok(T::default()),
+        value => from_object(value),
+    }
 }
 
 fn from_object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {

@@ -137,7 +137,7 @@ both_stores! {
         let new_token = body["token"].as_str().expect("token");
         for t in [token.as_str(), new_token] {
             let res = app.post_json("/v1/accounts/me/upgrade", Some(t), &creds("carol", TEST_PASSWORD)).await;
-            assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "not_a_guest").await;
+            assert_problem(res, StatusCode::CONFLICT, "not_a_guest").await;
         }
     }
 
