@@ -69,13 +69,15 @@ pub async fn observe(
     if let Some(m) = metrics {
         m.http_request(method.as_str(), &route, status.as_u16(), latency);
     }
+    // Orchestrator probes arrive every few seconds: successful ones only at debug level.
+    let probe = matches!(route.as_str(), "/healthz" | "/readyz" | "/metrics");
+    let ms = latency.as_secs_f64() * 1000.0;
     span.in_scope(|| {
-        tracing::info!(
-            status = status.as_u16(),
-            route = %route,
-            latency_ms = latency.as_secs_f64() * 1000.0,
-            "request"
-        )
+        if probe && status.is_success() {
+            tracing::debug!(status = status.as_u16(), route = %route, latency_ms = ms, "request");
+        } else {
+            tracing::info!(status = status.as_u16(), route = %route, latency_ms = ms, "request");
+        }
     });
     result
 }
