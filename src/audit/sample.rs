@@ -1,0 +1,174 @@
+//! A simple player and whole sample games, for the audit tests, the benchmark and the timing
+//! tool: every choice is made from the player's own view (what a client sees), by keeping each
+//! slot to its band of numbers and calling Racko when possible.
+
+use racko_rules::{Action, Card, Event, Game, Options, Phase, RoundDeal, Seed, Slot, View, Viewer};
+
+/// The slot index 0..12 where `value` belongs on a rack of numbers 1..=max.
+fn band(value: u16, max: u16) -> usize {
+    ((usize::from(value.saturating_sub(1)) * 12) / usize::from(max.max(1))).min(11)
+}
+
+/// The action the sample player takes from `view`, if any is legal for it.
+pub fn choose(view: &View) -> Option<Action> {
+    let legal = &view.legal_actions;
+    let has = |a: &Action| legal.contains(a);
+    if has(&Action::CallRacko) {
+        return Some(Action::CallRacko);
+    }
+    let max = view.options.deck_counts().max_number;
+    let rack: Vec<Option<Card>> = view
+        .rack
+        .as_ref()
+        .map(|slots| slots.iter().map(|s| s.card).collect())
+        .unwrap_or_default();
+    let fits = |index: usize| match rack.get(index).copied().flatten() {
+        Some(Card::Number { value }) => band(value, max) == index,
+        Some(Card::Joker) => true,
+        _ => false,
+    };
+    if let Some(Card::Number { value }) = view.blitz_card {
+        let wanted = band(value, max);
+        return legal
+            .iter()
+            .filter_map(|a| match a {
+                Action::PlaceBlitzCard { slot } => Some((*a, slot.index()?.abs_diff(wanted))),
+                _ => None,
+            })
+            .min_by_key(|(_, distance)| *distance)
+            .map(|(a, _)| a);
+    }
+    if let Some(Card::Number { value }) = view.drawn {
+        let place = Action::PlaceDrawn {
+            slot: Slot::from_index(band(value, max)),
+        };
+        if !fits(band(value, max)) && has(&place) {
+            return Some(place);
+        }
+    }
+    if has(&Action::DiscardDrawn) {
+        return Some(Action::DiscardDrawn);
+    }
+    if let Some(Card::Number { value }) = view.discard.last() {
+        let take = Action::TakeDiscard {
+            slot: Slot::from_index(band(*value, max)),
+        };
+        if !fits(band(*value, max)) && has(&take) {
+            return Some(take);
+        }
+    }
+    if has(&Action::Draw) {
+        return Some(Action::Draw);
+    }
+    legal.first().copied()
+}
+
+/// The seed of round `round` of sample game `game` (deterministic, so runs compare).
+pub fn round_seed(game: u64, round: u32) -> Seed {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&game.to_le_bytes());
+    bytes[8..12].copy_from_slice(&round.to_le_bytes());
+    bytes[31] = 0x5a;
+    Seed(bytes)
+}
+
+/// Plays sample game `game` with the rules alone until it ends (or `max_actions` actions);
+/// returns the full events in order.
+pub fn play(options: &Options, game: u64, max_actions: usize) -> Result<Vec<Event>, String> {
+    let mut state = Game::new(options.clone()).map_err(|e| e.to_string())?;
+    let mut events = Vec::new();
+    let mut actions = 0;
+    while !state.is_over() && actions < max_actions {
+        if state.needs_round() {
+            let deal = RoundDeal {
+                seed: round_seed(game, state.round() + 1),
+                stacked: None,
+            };
+            events.extend(state.start_round_mut(&deal).map_err(|e| e.to_string())?);
+            continue;
+        }
+        let seat = match state.phase() {
+            Phase::Turn { seat, .. } | Phase::ChoosingDeal { dealer: seat } => *seat,
+            _ => state.awaiting().first().copied().ok_or("nobody may act")?,
+        };
+        let action = choose(&state.view(Viewer::Seat { seat })).ok_or("no legal action")?;
+        events.extend(state.apply_mut(seat, &action).map_err(|e| e.to_string())?);
+        actions += 1;
+    }
+    Ok(events)
+}
+
+/// The complete export of a game played by [`play`] (as a server would write it once the game
+/// has ended), with players named `names` and one event per millisecond from `start`.
+pub fn export(
+    game_id: uuid::Uuid,
+    options: &Options,
+    names: &[&str],
+    events: Vec<Event>,
+    start: chrono::DateTime<chrono::Utc>,
+) -> super::export::GameExport {
+    use super::export::{ExportHead, GameExport};
+    use crate::service::{events::EventEntry, log::SeatedPlayer, LogEvent, PublicStatus};
+    let players: Vec<SeatedPlayer> = (0u8..)
+        .zip(names)
+        .map(|(seat, name)| SeatedPlayer {
+            seat,
+            username: name.to_string(),
+        })
+        .collect();
+    let mut log = vec![(
+        Some(0),
+        LogEvent::GameCreated {
+            options: options.clone(),
+            rules_version: racko_rules::RULES_VERSION,
+            created_by: names.first().map_or(String::new(), |n| n.to_string()),
+        },
+    )];
+    for p in &players {
+        let joined = LogEvent::PlayerJoined {
+            seat: p.seat,
+            username: p.username.clone(),
+        };
+        log.push((Some(p.seat), joined));
+    }
+    log.push((
+        None,
+        LogEvent::GameStarted {
+            players: players.clone(),
+        },
+    ));
+    let mut round = 0;
+    let mut entries = Vec::with_capacity(log.len() + events.len());
+    let all = log.into_iter().chain(
+        events
+            .into_iter()
+            .map(|e| (e.action().map(|(s, _)| s), LogEvent::Play(e))),
+    );
+    for (seq, (actor_seat, event)) in (1i64..).zip(all) {
+        if let LogEvent::Play(Event::RoundStarted { round: r, .. }) = &event {
+            round = *r;
+        }
+        entries.push(EventEntry {
+            seq,
+            round: if matches!(event, LogEvent::Play(_)) {
+                round
+            } else {
+                0
+            },
+            kind: event.kind().to_string(),
+            actor_seat,
+            at: start + chrono::Duration::milliseconds(seq),
+            event,
+        });
+    }
+    GameExport::new(ExportHead {
+        game_id,
+        rules_version: racko_rules::RULES_VERSION,
+        options: options.clone(),
+        status: PublicStatus::Finished,
+        viewer: Viewer::Everyone,
+        seats: players,
+        exported_at: start,
+        events: entries,
+    })
+}

@@ -1,0 +1,518 @@
+//! Verifying an export: the record must agree with itself, with its seeds and with the rules.
+//! Pure (no IO); `racko verify FILE` and `GET /v1/games/{id}/verify` call it.
+//!
+//! The checks, in order: format and rules version known, the record complete, seqs 1, 2, 3, …
+//! each event's kind, round and actor, the players, each round's seed against its commitment
+//! (SHA-256) and its deck (re-derived from the seed by the shuffle, or the recorded stacked
+//! deck) against the deal and start card, the rounds table, then a full replay of every action
+//! through the rules (every recorded event, score and total must be what the rules give), and
+//! the final totals and winners. The first discrepancy ends it, named.
+
+use racko_rules::replay::replay;
+use racko_rules::{Event, Game, Options, Phase, Seat, RULES_VERSION};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::deck::{check_deal, check_start_card, dealt_racks, derive_deck, RoundRecord};
+use super::diff::{difference_from, first_difference};
+use super::export::{note_round, GameExport, GameResult, EXPORT_FORMAT, EXPORT_FORMAT_VERSION};
+use super::replay::starts_step;
+use crate::service::LogEvent;
+
+/// Why an export does not verify.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The document cannot be checked: not JSON, not an export, an unknown format or rules
+    /// version, or not a complete record. `racko verify` exits with 2.
+    #[error("cannot verify: {0}")]
+    Unusable(String),
+    /// The record disagrees with itself, its seeds or the rules. `racko verify` exits with 1.
+    #[error("discrepancy: {0}")]
+    Discrepancy(String),
+}
+
+impl VerifyError {
+    /// The message alone, without the kind of error.
+    pub fn message(&self) -> &str {
+        match self {
+            VerifyError::Unusable(m) | VerifyError::Discrepancy(m) => m,
+        }
+    }
+
+    /// The exit code of `racko verify` (documented in docs/audit.md).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            VerifyError::Discrepancy(_) => 1,
+            VerifyError::Unusable(_) => 2,
+        }
+    }
+}
+
+fn unusable(message: impl Into<String>) -> VerifyError {
+    VerifyError::Unusable(message.into())
+}
+
+fn discrepancy(message: impl Into<String>) -> VerifyError {
+    VerifyError::Discrepancy(message.into())
+}
+
+/// What was checked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VerifyReport {
+    pub game_id: Uuid,
+    pub rules_version: u32,
+    /// Events in the log (seq order checked).
+    pub events: usize,
+    /// Rounds replayed.
+    pub rounds: usize,
+    /// Player actions replayed through the rules.
+    pub actions: usize,
+    /// Seeds checked against their SHA-256 commitments.
+    pub commitments: usize,
+    /// Decks re-derived from their seeds (or checked stacked decks) against the deal.
+    pub decks: usize,
+    pub totals: Vec<u32>,
+    pub winners: Vec<Seat>,
+}
+
+impl std::fmt::Display for VerifyReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "game {} (rules version {})",
+            self.game_id, self.rules_version
+        )?;
+        writeln!(
+            f,
+            "  events:      {} (seq 1..{} in order)",
+            self.events, self.events
+        )?;
+        writeln!(f, "  rounds:      {}", self.rounds)?;
+        writeln!(
+            f,
+            "  actions:     {} replayed through the rules",
+            self.actions
+        )?;
+        writeln!(
+            f,
+            "  commitments: {} seeds match their SHA-256",
+            self.commitments
+        )?;
+        writeln!(
+            f,
+            "  decks:       {} re-derived and matched to the deal",
+            self.decks
+        )?;
+        writeln!(
+            f,
+            "  totals:      {:?}, winners: seats {:?}",
+            self.totals, self.winners
+        )
+    }
+}
+
+/// Parses an export file's text. The header is read first so that a document of another
+/// format, format version or rules version gets that message, not a field error.
+pub fn parse(text: &str) -> Result<GameExport, VerifyError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| unusable(format!("the file is not JSON: {e}")))?;
+    let field = |name: &str| value.get(name).cloned().unwrap_or(serde_json::Value::Null);
+    let format = field("format");
+    if format.as_str() != Some(EXPORT_FORMAT) {
+        return Err(unusable(format!(
+            "not a Racko export (format {format}, expected \"{EXPORT_FORMAT}\")"
+        )));
+    }
+    check_header(
+        field("format_version").as_u64(),
+        field("rules_version").as_u64(),
+    )?;
+    serde_json::from_value(value).map_err(|e| unusable(format!("not a valid export: {e}")))
+}
+
+fn check_header(
+    format_version: Option<u64>,
+    rules_version: Option<u64>,
+) -> Result<(), VerifyError> {
+    if format_version != Some(u64::from(EXPORT_FORMAT_VERSION)) {
+        return Err(unusable(format!(
+            "unknown format_version {} (this verifier reads {EXPORT_FORMAT_VERSION})",
+            show_number(format_version)
+        )));
+    }
+    if rules_version != Some(u64::from(RULES_VERSION)) {
+        return Err(unusable(format!(
+            "unknown rules version {} (this verifier knows rules version {RULES_VERSION})",
+            show_number(rules_version)
+        )));
+    }
+    Ok(())
+}
+
+fn show_number(n: Option<u64>) -> String {
+    n.map_or("(missing)".to_string(), |n| n.to_string())
+}
+
+/// Verifies a complete export (see the module docs).
+pub fn verify(doc: &GameExport) -> Result<VerifyReport, VerifyError> {
+    if doc.format != EXPORT_FORMAT {
+        return Err(unusable(format!(
+            "not a Racko export (format {:?})",
+            doc.format
+        )));
+    }
+    check_header(
+        Some(u64::from(doc.format_version)),
+        Some(u64::from(doc.rules_version)),
+    )?;
+    if !doc.complete {
+        return Err(unusable(
+            "the export is not complete (the game has not ended, or it is one player's \
+             projection); only a finished game's full record can be verified",
+        ));
+    }
+    check_seqs(doc)?;
+    let options = check_lobby(doc)?;
+    let events = check_entries(doc)?;
+    let (commitments, decks) = check_seeds(options, &events)?;
+    // The rules judge the log before the rounds table is compared with it.
+    let game = replay_all(options, &events)?;
+    check_rounds_table(doc, &events)?;
+    let result = check_result(doc, &game)?;
+    Ok(VerifyReport {
+        game_id: doc.game_id,
+        rules_version: doc.rules_version,
+        events: doc.events.len(),
+        rounds: game.round() as usize,
+        actions: events.iter().filter(|(_, e)| e.action().is_some()).count(),
+        commitments,
+        decks,
+        totals: result.totals,
+        winners: result.winners,
+    })
+}
+
+/// Seqs are 1, 2, 3, … in order, without gaps. Order first: a swap is named as such, not as
+/// the gap it also leaves.
+fn check_seqs(doc: &GameExport) -> Result<(), VerifyError> {
+    for pair in doc.events.windows(2) {
+        let (before, after) = (pair[0].seq, pair[1].seq);
+        if after <= before {
+            return Err(discrepancy(format!(
+                "event seq {after} comes after seq {before}: the log is out of order"
+            )));
+        }
+    }
+    for (expected, entry) in (1..).zip(&doc.events) {
+        if entry.seq != expected {
+            return Err(discrepancy(format!(
+                "the log has a gap: seq {expected} is missing (the next event is seq {})",
+                entry.seq
+            )));
+        }
+    }
+    if doc.events.is_empty() {
+        return Err(discrepancy("the log is empty"));
+    }
+    Ok(())
+}
+
+/// The first event creates the game with the document's options and rules version; the
+/// players are those `game_started` seated.
+fn check_lobby(doc: &GameExport) -> Result<&Options, VerifyError> {
+    let Some(LogEvent::GameCreated {
+        options,
+        rules_version,
+        ..
+    }) = doc.events.first().map(|e| &e.event)
+    else {
+        return Err(discrepancy("event seq 1 is not game_created"));
+    };
+    if *rules_version != doc.rules_version {
+        return Err(discrepancy(format!(
+            "event seq 1 (game_created): rules version {rules_version}, the document says {}",
+            doc.rules_version
+        )));
+    }
+    if *options != doc.options {
+        let (a, b) = (json(&doc.options), json(options));
+        let what = difference_from(&a, &b, "game_created gives").unwrap_or_default();
+        return Err(discrepancy(format!("options: {what}")));
+    }
+    let seated = doc.events.iter().find_map(|e| match &e.event {
+        LogEvent::GameStarted { players } => Some(players),
+        _ => None,
+    });
+    match seated {
+        Some(players) if *players == doc.players => Ok(options),
+        Some(players) => Err(discrepancy(format!(
+            "players: {}",
+            difference_from(&json(&doc.players), &json(players), "game_started gives")
+                .unwrap_or_default()
+        ))),
+        None => Err(discrepancy(
+            "the game never started (no game_started event)",
+        )),
+    }
+}
+
+/// Each event's `kind`, `round` and actor seat against its payload; returns the rules events.
+fn check_entries(doc: &GameExport) -> Result<Vec<(i64, Event)>, VerifyError> {
+    let mut round = 0;
+    let mut events = Vec::new();
+    for entry in &doc.events {
+        let at = format!("event seq {} ({})", entry.seq, entry.event.kind());
+        if entry.kind != entry.event.kind() {
+            return Err(discrepancy(format!("{at}: recorded kind {}", entry.kind)));
+        }
+        let LogEvent::Play(event) = &entry.event else {
+            if entry.round != 0 {
+                return Err(discrepancy(format!(
+                    "{at}: recorded in round {}, not 0",
+                    entry.round
+                )));
+            }
+            continue;
+        };
+        if let Event::RoundStarted { round: r, .. } = event {
+            if *r != round + 1 {
+                return Err(discrepancy(format!(
+                    "{at}: round {r} follows round {round}"
+                )));
+            }
+            round = *r;
+        }
+        if entry.round != round {
+            return Err(discrepancy(format!(
+                "{at}: recorded in round {}, it belongs to round {round}",
+                entry.round
+            )));
+        }
+        if let Some((seat, _)) = event.action() {
+            if entry.actor_seat != Some(seat) {
+                return Err(discrepancy(format!(
+                    "{at}: recorded actor seat {}, the event is seat {seat}'s",
+                    entry
+                        .actor_seat
+                        .map_or("none".to_string(), |s| s.to_string())
+                )));
+            }
+        }
+        events.push((entry.seq, event.clone()));
+    }
+    Ok(events)
+}
+
+/// Seeds against commitments, decks against the deal. Returns (commitments, decks) checked.
+fn check_seeds(options: &Options, events: &[(i64, Event)]) -> Result<(usize, usize), VerifyError> {
+    let (mut commitments, mut decks) = (0, 0);
+    let mut deck = None;
+    let mut dealt_seed = None;
+    for (seq, event) in events {
+        match event {
+            Event::RoundStarted {
+                round,
+                start_seat,
+                seed_commitment,
+                seed,
+                stacked,
+                ..
+            } => {
+                let record = RoundRecord {
+                    round: *round,
+                    start_seat: *start_seat,
+                    seed_commitment,
+                    seed: *seed,
+                    stacked: stacked.as_ref(),
+                };
+                let derived = derive_deck(options, &record).map_err(discrepancy)?;
+                commitments += 1;
+                deck = Some((record.round, record.start_seat, derived));
+                dealt_seed = *seed;
+            }
+            Event::Dealt { racks } => {
+                let Some((round, start, deck)) = &deck else {
+                    return Err(discrepancy(format!(
+                        "event seq {seq} (dealt): no round was started"
+                    )));
+                };
+                let expected = dealt_racks(deck, options.players, *start);
+                check_deal(*round, racks, &expected).map_err(discrepancy)?;
+                decks += 1;
+            }
+            Event::StartCard { card } => {
+                if let Some((round, _, deck)) = &deck {
+                    check_start_card(*round, card, deck).map_err(discrepancy)?;
+                }
+            }
+            Event::RoundEnded { round, seed, .. } if Some(*seed) != dealt_seed => {
+                return Err(discrepancy(format!(
+                    "round {round}: the revealed seed differs from the seed of its deal"
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok((commitments, decks))
+}
+
+/// The document's rounds table is what the log tells.
+fn check_rounds_table(doc: &GameExport, events: &[(i64, Event)]) -> Result<(), VerifyError> {
+    let (mut rounds, mut result) = (Vec::new(), None);
+    for (_, event) in events {
+        note_round(event, &mut rounds, &mut result);
+    }
+    if rounds.len() != doc.rounds.len() {
+        return Err(discrepancy(format!(
+            "the rounds table lists {} rounds, the log {}",
+            doc.rounds.len(),
+            rounds.len()
+        )));
+    }
+    for (listed, logged) in doc.rounds.iter().zip(&rounds) {
+        if let Some(what) = difference_from(&json(listed), &json(logged), "the log gives") {
+            return Err(discrepancy(format!(
+                "round {} in the rounds table: {what}",
+                logged.round
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Replays every rules event; on a difference, names the event and the field.
+fn replay_all(options: &Options, events: &[(i64, Event)]) -> Result<Game, VerifyError> {
+    let plain: Vec<Event> = events.iter().map(|(_, e)| e.clone()).collect();
+    match replay(options, &plain) {
+        Ok(game) => Ok(game),
+        Err(e) => {
+            let named = explain(options, events, &plain, e.index);
+            Err(discrepancy(named.unwrap_or_else(|| {
+                format!("{}: {}", describe(events, e.index), e.message)
+            })))
+        }
+    }
+}
+
+fn describe(events: &[(i64, Event)], index: usize) -> String {
+    match events.get(index) {
+        Some((seq, event)) => format!("event seq {seq} ({})", event.kind()),
+        None => "the end of the log".to_string(),
+    }
+}
+
+/// Replays up to the step holding event `index`, runs that step again and compares what the
+/// rules give with what was recorded, field by field.
+fn explain(
+    options: &Options,
+    events: &[(i64, Event)],
+    plain: &[Event],
+    index: usize,
+) -> Option<String> {
+    let last = index.min(plain.len().checked_sub(1)?);
+    let start = (0..=last)
+        .rev()
+        .find(|i| starts_step(plain, *i))
+        .unwrap_or(0);
+    let mut game = replay(options, &plain[..start]).ok()?;
+    let input = (start..plain.len()).find(|i| is_input(&plain[*i]))?;
+    let produced = match &plain[input] {
+        Event::RoundStarted {
+            seed: Some(seed),
+            stacked,
+            ..
+        } => game.start_round_mut(&racko_rules::RoundDeal {
+            seed: *seed,
+            stacked: stacked.clone(),
+        }),
+        event => {
+            let (seat, action) = event.action()?;
+            game.apply_mut(seat, &action)
+        }
+    };
+    let produced = match produced {
+        Ok(produced) => produced,
+        Err(e) => {
+            return Some(format!(
+                "{}: the rules refuse this action ({}: {e})",
+                describe(events, input),
+                e.code()
+            ))
+        }
+    };
+    for (offset, expected) in produced.iter().enumerate() {
+        let at = start + offset;
+        match plain.get(at) {
+            Some(recorded) if recorded == expected => {}
+            Some(recorded) if recorded.kind() == expected.kind() => {
+                let what = first_difference(&json(recorded), &json(expected))?;
+                return Some(format!("{}: {what}", describe(events, at)));
+            }
+            Some(recorded) => {
+                return Some(format!(
+                    "{}: recorded {}, the rules give {} here",
+                    describe(events, at),
+                    recorded.kind(),
+                    expected.kind()
+                ))
+            }
+            None => {
+                return Some(format!(
+                    "the log ends at {}; the rules give {} next",
+                    describe(events, plain.len() - 1),
+                    expected.kind()
+                ))
+            }
+        }
+    }
+    None
+}
+
+fn is_input(event: &Event) -> bool {
+    matches!(event, Event::RoundStarted { .. }) || event.action().is_some()
+}
+
+/// The game must be over, with the document's totals and winners.
+fn check_result(doc: &GameExport, game: &Game) -> Result<GameResult, VerifyError> {
+    let Phase::GameOver { winners } = game.phase() else {
+        return Err(discrepancy("the log ends before the game does"));
+    };
+    let replayed = GameResult {
+        totals: game.totals().to_vec(),
+        winners: winners.clone(),
+    };
+    match &doc.result {
+        Some(result) if *result == replayed => Ok(replayed),
+        Some(result) => Err(discrepancy(format!(
+            "result: {}",
+            first_difference(&json(result), &json(&replayed)).unwrap_or_default()
+        ))),
+        None => Err(discrepancy(
+            "the document has no result, but the game ended",
+        )),
+    }
+}
+
+fn json<T: Serialize>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// `racko verify FILE`: prints what was checked (stdout) or the first problem (stderr) and
+/// returns the exit code: 0 verified, 1 a discrepancy, 2 the file cannot be verified.
+pub fn run_cli(path: &std::path::Path) -> i32 {
+    let outcome = std::fs::read_to_string(path)
+        .map_err(|e| unusable(format!("cannot read {}: {e}", path.display())))
+        .and_then(|text| parse(&text))
+        .and_then(|doc| verify(&doc));
+    match outcome {
+        Ok(report) => {
+            print!("verified {report}");
+            0
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", path.display());
+            e.exit_code()
+        }
+    }
+}
