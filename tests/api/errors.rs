@@ -18,71 +18,144 @@ async fn post_raw(
     req.send().await.expect("sent")
 }
 
-both_stores! {
-    async fn malformed_json_is_400(app: TestApp) {
-        for body in [&b"{not json"[..], b"", b"{\"username\": \"al", b"{\"username\": \"\xff\xfe\"}"] {
-            let res = post_raw(&app, "/v1/accounts", Some("application/json"), body.to_vec()).await;
-            assert_problem(res, StatusCode::BAD_REQUEST, "invalid_json").await;
-        }
-    }
+both_stores!(
+    malformed_json_is_400,
+    wrong_shapes_are_422,
+    wrong_content_type_is_415,
+    oversized_body_is_413,
+    unknown_route_is_404,
+    wrong_method_is_405,
+    request_ids_are_kept_or_made,
+);
 
-    async fn wrong_shapes_are_422(app: TestApp) {
-        for body in [
-            json!({ "username": 5, "password": TEST_PASSWORD }),
-            json!({ "username": "alice" }),
-            json!({ "username": "alice", "password": TEST_PASSWORD, "admin": true }),
-            json!(["alice", TEST_PASSWORD]),
-            json!(null),
-        ] {
-            let res = app.post_json("/v1/accounts", None, &body).await;
-            assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body").await;
-        }
+async fn malformed_json_is_400(app: TestApp) {
+    for body in [
+        &b"{not json"[..],
+        b"",
+        b"{\"username\": \"al",
+        b"{\"username\": \"\xff\xfe\"}",
+    ] {
+        let res = post_raw(
+            &app,
+            "/v1/accounts",
+            Some("application/json"),
+            body.to_vec(),
+        )
+        .await;
+        assert_problem(res, StatusCode::BAD_REQUEST, "invalid_json").await;
     }
+}
 
-    async fn wrong_content_type_is_415(app: TestApp) {
-        let body = json!({ "username": "alice", "password": TEST_PASSWORD }).to_string().into_bytes();
-        for ct in [Some("text/plain"), Some("application/x-www-form-urlencoded"), None] {
-            let res = post_raw(&app, "/v1/accounts", ct, body.clone()).await;
-            assert_problem(res, StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type").await;
-            let res = post_raw(&app, "/v1/guests", ct, b"{}".to_vec()).await;
-            assert_problem(res, StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type").await;
-        }
+async fn wrong_shapes_are_422(app: TestApp) {
+    for body in [
+        json!({ "username": 5, "password": TEST_PASSWORD }),
+        json!({ "username": "alice" }),
+        json!({ "username": "alice", "password": TEST_PASSWORD, "admin": true }),
+        json!(["alice", TEST_PASSWORD]),
+        json!(null),
+    ] {
+        let res = app.post_json("/v1/accounts", None, &body).await;
+        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body").await;
     }
+}
 
-    async fn oversized_body_is_413(app: TestApp) {
-        let big = format!(r#"{{"username": "alice", "password": "{}"}}"#, "x".repeat(100 * 1024));
-        for path in ["/v1/accounts", "/v1/sessions", "/v1/guests"] {
-            let res = post_raw(&app, path, Some("application/json"), big.clone().into_bytes()).await;
-            assert_problem(res, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
-        }
+async fn wrong_content_type_is_415(app: TestApp) {
+    let body = json!({ "username": "alice", "password": TEST_PASSWORD })
+        .to_string()
+        .into_bytes();
+    for ct in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        None,
+    ] {
+        let res = post_raw(&app, "/v1/accounts", ct, body.clone()).await;
+        assert_problem(
+            res,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        )
+        .await;
+        let res = post_raw(&app, "/v1/guests", ct, b"{}".to_vec()).await;
+        assert_problem(
+            res,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        )
+        .await;
     }
+}
 
-    async fn unknown_route_is_404(app: TestApp) {
-        for path in ["/nope", "/v1", "/v1/accounts/me/nope", "/%FF%FE", "/v1/accounts/%00"] {
-            assert_problem(app.get(path, None).await, StatusCode::NOT_FOUND, "not_found").await;
-        }
+async fn oversized_body_is_413(app: TestApp) {
+    let big = format!(
+        r#"{{"username": "alice", "password": "{}"}}"#,
+        "x".repeat(100 * 1024)
+    );
+    for path in ["/v1/accounts", "/v1/sessions", "/v1/guests"] {
+        let res = post_raw(
+            &app,
+            path,
+            Some("application/json"),
+            big.clone().into_bytes(),
+        )
+        .await;
+        assert_problem(res, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
     }
+}
 
-    async fn wrong_method_is_405(app: TestApp) {
-        for (method, path, allowed) in [
-            (Method::DELETE, "/v1/accounts", "POST"),
-            (Method::GET, "/v1/sessions", "POST"),
-            (Method::POST, "/healthz", "GET"),
-            (Method::PUT, "/v1/accounts/me", "GET"),
-        ] {
-            let res = app.request(method, path, None).send().await.expect("sent");
-            let allow = res.headers().get(header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
-            assert_problem(res, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
-            assert!(allow.contains(allowed), "{path}: Allow = {allow:?}");
-        }
+async fn unknown_route_is_404(app: TestApp) {
+    for path in [
+        "/nope",
+        "/v1",
+        "/v1/accounts/me/nope",
+        "/%FF%FE",
+        "/v1/accounts/%00",
+    ] {
+        assert_problem(
+            app.get(path, None).await,
+            StatusCode::NOT_FOUND,
+            "not_found",
+        )
+        .await;
     }
+}
 
-    async fn request_ids_are_kept_or_made(app: TestApp) {
-        let res = app.request(Method::GET, "/healthz", None).header("x-request-id", "abc-123").send().await.expect("sent");
-        assert_eq!(res.headers()["x-request-id"], "abc-123");
-        // A made-up id replaces one that could forge log lines.
-        let res = app.request(Method::GET, "/nope", None).header("x-request-id", "a b\tc").send().await.expect("sent");
-        let id = res.headers()["x-request-id"].to_str().expect("ascii").to_string();
-        assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
+async fn wrong_method_is_405(app: TestApp) {
+    for (method, path, allowed) in [
+        (Method::DELETE, "/v1/accounts", "POST"),
+        (Method::GET, "/v1/sessions", "POST"),
+        (Method::POST, "/healthz", "GET"),
+        (Method::PUT, "/v1/accounts/me", "GET"),
+    ] {
+        let res = app.request(method, path, None).send().await.expect("sent");
+        let allow = res
+            .headers()
+            .get(header::ALLOW)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        assert_problem(res, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
+        assert!(allow.contains(allowed), "{path}: Allow = {allow:?}");
     }
+}
+
+async fn request_ids_are_kept_or_made(app: TestApp) {
+    let res = app
+        .request(Method::GET, "/healthz", None)
+        .header("x-request-id", "abc-123")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.headers()["x-request-id"], "abc-123");
+    // A made-up id replaces one that could forge log lines.
+    let res = app
+        .request(Method::GET, "/nope", None)
+        .header("x-request-id", "a b\tc")
+        .send()
+        .await
+        .expect("sent");
+    let id = res.headers()["x-request-id"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
 }

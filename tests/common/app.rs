@@ -88,11 +88,29 @@ where
     test(spawn_app(backend).await).await;
 }
 
-/// `both_stores! { async fn name(app: TestApp) { … } }` makes `mod name` with the tests
-/// `postgres` and `sqlite`, each on its own fresh database. Attributes (e.g. `#[ignore]`) are
-/// passed on to both.
+/// Makes `mod name` with the tests `postgres` and `sqlite`, each on its own fresh database,
+/// for each test given in one of two forms:
+/// - `both_stores! { async fn name(app: TestApp) { … } … }`; attributes (e.g. `#[ignore]`)
+///   are passed on to both tests;
+/// - `both_stores!(name, other);` for `async fn name(app: TestApp)` defined beside it (which
+///   rustfmt formats, unlike a macro's body).
 #[macro_export]
 macro_rules! both_stores {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            #[actix_web::test]
+            async fn postgres() {
+                $crate::common::app::run_on($crate::common::db::TestBackend::Postgres, super::$name)
+                    .await
+            }
+
+            #[actix_web::test]
+            async fn sqlite() {
+                $crate::common::app::run_on($crate::common::db::TestBackend::Sqlite, super::$name)
+                    .await
+            }
+        }
+    )+};
     ($($(#[$meta:meta])* async fn $name:ident($app:ident : $ty:ty) $body:block)*) => {$(
         mod $name {
             #[allow(unused_imports)]
