@@ -11,5 +11,6 @@ pub mod config;
 pub mod error;
 pub mod http;
 pub mod metrics;
+pub mod service;
 pub mod store;
 pub mod telemetry;

@@ -1,5 +1,229 @@
-//! Placeholder: the game API owns this file and registers its routes here.
+//! Lobby endpoints: create, join (by id or invite code), leave, the open lobby and the
+//! caller's games (the play-by-mail inbox).
 
-use actix_web::web;
+use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
 
-pub fn configure(_cfg: &mut web::ServiceConfig) {}
+use super::games::{caller, idempotency_key, reply};
+use crate::{
+    app::AppState,
+    auth::CurrentUser,
+    error::ApiError,
+    service::{
+        self,
+        lobby::{CreateGame, GamePage, JoinByCode, MyGames},
+        GameView,
+    },
+    store::GameStatus,
+};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/v1/games")
+            .route(web::get().to(list_games))
+            .route(web::post().to(create_game)),
+    )
+    .service(web::resource("/v1/games/{id}/join").route(web::post().to(join_game)))
+    .service(web::resource("/v1/games/{id}/leave").route(web::post().to(leave_game)))
+    .service(web::resource("/v1/me/games").route(web::get().to(my_games)));
+}
+
+/// Registered by `games::configure` ahead of `/v1/games/{id}` (see there).
+pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/v1/games/join").route(web::post().to(join_by_code)));
+}
+
+/// Create a game; the caller takes seat 0. `stacked` decks only on a server in test mode.
+#[utoipa::path(post, path = "/v1/games", tag = "lobby", request_body = CreateGame,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Retry safely: the same key returns the first answer")),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Created; the caller sits at seat 0", body = GameView),
+        (status = 400, description = "`invalid_json`, `invalid_idempotency_key`"),
+        (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`test_mode_disabled`"),
+        (status = 422, description = "`invalid_options`, `invalid_stacked_deck`, `invalid_body`, `idempotency_key_reused`"),
+    ))]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    body: web::Json<CreateGame>,
+) -> Result<HttpResponse, ApiError> {
+    let (caller, body) = (caller(&user), body.into_inner());
+    let key = idempotency_key(&req, "/v1/games", &body)?;
+    let test_mode = state.config.test_mode;
+    let created = state
+        .db(move |store| service::lobby::create(store, &caller, test_mode, &body, key.as_ref()))
+        .await?;
+    Ok(reply(created, StatusCode::CREATED, |g: &GameView| {
+        g.version
+    }))
+}
+
+/// Join a game by its id; the join that takes the last seat starts the game (round 1 is dealt).
+#[utoipa::path(post, path = "/v1/games/{id}/join", tag = "lobby",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Retry safely"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Seated", body = GameView),
+        (status = 401, description = "`unauthorized`"),
+        (status = 404, description = "`game_not_found`"),
+        (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`"),
+        (status = 422, description = "`idempotency_key_reused`"),
+    ))]
+pub async fn join_game(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let (caller, id) = (caller(&user), id.into_inner());
+    let key = idempotency_key(&req, &format!("/v1/games/{id}/join"), &())?;
+    let joined = state
+        .db(move |store| service::lobby::join(store, &caller, id, key.as_ref()))
+        .await?;
+    Ok(reply(joined, StatusCode::OK, |g: &GameView| g.version))
+}
+
+/// Join a game by the invite code a player passed on (case does not matter).
+#[utoipa::path(post, path = "/v1/games/join", tag = "lobby", request_body = JoinByCode,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Retry safely")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Seated", body = GameView),
+        (status = 401, description = "`unauthorized`"),
+        (status = 404, description = "`game_not_found`"),
+        (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`"),
+        (status = 422, description = "`invalid_body`, `idempotency_key_reused`"),
+    ))]
+pub async fn join_by_code(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    body: web::Json<JoinByCode>,
+) -> Result<HttpResponse, ApiError> {
+    let (caller, body) = (caller(&user), body.into_inner());
+    let key = idempotency_key(&req, "/v1/games/join", &body)?;
+    let joined = state
+        .db(move |store| {
+            service::lobby::join_by_code(store, &caller, &body.invite_code, key.as_ref())
+        })
+        .await?;
+    Ok(reply(joined, StatusCode::OK, |g: &GameView| g.version))
+}
+
+/// Leave a game before it starts. The creator leaving cancels the game.
+#[utoipa::path(post, path = "/v1/games/{id}/leave", tag = "lobby",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Retry safely"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Left (status `cancelled` when the creator left)", body = GameView),
+        (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`not_a_player`"),
+        (status = 404, description = "`game_not_found`"),
+        (status = 409, description = "`game_started`, `game_cancelled`"),
+        (status = 422, description = "`idempotency_key_reused`"),
+    ))]
+pub async fn leave_game(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let (caller, id) = (caller(&user), id.into_inner());
+    let key = idempotency_key(&req, &format!("/v1/games/{id}/leave"), &())?;
+    let left = state
+        .db(move |store| service::lobby::leave(store, &caller, id, key.as_ref()))
+        .await?;
+    Ok(reply(left, StatusCode::OK, |g: &GameView| g.version))
+}
+
+/// Which games the lobby lists.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ListStatus {
+    /// Waiting for players (the lobby).
+    #[default]
+    Open,
+    /// Being played (to watch).
+    Active,
+    Finished,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Default `open`.
+    pub status: Option<ListStatus>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// 1..=100, default 20.
+    pub limit: Option<i64>,
+}
+
+/// Games by status, newest activity first: by default the open lobby.
+#[utoipa::path(get, path = "/v1/games", tag = "lobby", params(ListQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of games", body = GamePage),
+        (status = 400, description = "`invalid_query`, `invalid_limit`, `invalid_cursor`"),
+        (status = 401, description = "`unauthorized`"),
+    ))]
+pub async fn list_games(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    query: web::Query<ListQuery>,
+) -> Result<web::Json<GamePage>, ApiError> {
+    let (caller, query) = (caller(&user), query.into_inner());
+    let status = match query.status.unwrap_or_default() {
+        ListStatus::Open => GameStatus::Open,
+        ListStatus::Active => GameStatus::Active,
+        ListStatus::Finished => GameStatus::Finished,
+    };
+    let page = state
+        .db(move |store| service::lobby::list(store, &caller, status, query.cursor, query.limit))
+        .await?;
+    Ok(web::Json(page))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MyGamesQuery {
+    /// Default `all`; `my_turn` is the inbox of games waiting for the caller.
+    pub filter: Option<MyGames>,
+    pub cursor: Option<String>,
+    /// 1..=100, default 20.
+    pub limit: Option<i64>,
+}
+
+/// The caller's games: `my_turn` (waiting for the caller), `open`, `active`, `finished`, `all`.
+#[utoipa::path(get, path = "/v1/me/games", tag = "lobby", params(MyGamesQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of the caller's games", body = GamePage),
+        (status = 400, description = "`invalid_query`, `invalid_limit`, `invalid_cursor`"),
+        (status = 401, description = "`unauthorized`"),
+    ))]
+pub async fn my_games(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    query: web::Query<MyGamesQuery>,
+) -> Result<web::Json<GamePage>, ApiError> {
+    let (caller, query) = (caller(&user), query.into_inner());
+    let filter = query.filter.unwrap_or(MyGames::All);
+    let page = state
+        .db(move |store| {
+            service::lobby::list_mine(store, &caller, filter, query.cursor, query.limit)
+        })
+        .await?;
+    Ok(web::Json(page))
+}

@@ -1,0 +1,118 @@
+//! Reading a game's log, projected for the caller (R8).
+
+use chrono::{DateTime, Utc};
+use racko_rules::{Seat, Viewer};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::{load_game, seat_of, viewer_of, Caller, LogEvent};
+use crate::error::ApiError;
+use crate::store::{GameRecord, Store, StoredEvent};
+
+pub const DEFAULT_LIMIT: i64 = 100;
+pub const MAX_LIMIT: i64 = 500;
+
+/// One entry of the log as the caller may see it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventEntry {
+    /// 1, 2, 3, … without gaps within a game.
+    pub seq: i64,
+    /// The round the event belongs to (0 before the first deal).
+    pub round: u32,
+    /// The event's `type`.
+    pub kind: String,
+    /// The seat of the player who caused it, for a player's action.
+    pub actor_seat: Option<Seat>,
+    pub at: DateTime<Utc>,
+    pub event: LogEvent,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventPage {
+    pub events: Vec<EventEntry>,
+    /// Pass as `after` to read on (the seq of the last event here, or `after` when none).
+    pub next_after: i64,
+}
+
+/// How to project events of one game for one viewer, given the state the game is in now.
+pub struct Projection<'a> {
+    game: &'a GameRecord,
+    viewer: Viewer,
+}
+
+impl<'a> Projection<'a> {
+    pub fn new(game: &'a GameRecord, caller: Uuid) -> Projection<'a> {
+        Projection {
+            game,
+            viewer: viewer_of(game, caller),
+        }
+    }
+
+    /// `event` of `round` as the viewer may see it: an ended round is public (R8.2).
+    pub fn entry(
+        &self,
+        seq: i64,
+        round: u32,
+        actor: Option<Uuid>,
+        at: DateTime<Utc>,
+        event: &LogEvent,
+    ) -> EventEntry {
+        let round_closed = self.game.state.round_closed(round);
+        EventEntry {
+            seq,
+            round,
+            kind: event.kind().to_string(),
+            actor_seat: actor.and_then(|account| seat_of(self.game, account)),
+            at,
+            event: event.for_viewer(self.viewer, round_closed),
+        }
+    }
+
+    fn stored(&self, stored: &StoredEvent) -> Result<EventEntry, ApiError> {
+        let event = LogEvent::from_payload(&stored.payload)?;
+        Ok(self.entry(
+            stored.seq,
+            stored.round,
+            stored.actor,
+            stored.created_at,
+            &event,
+        ))
+    }
+}
+
+/// Events with seq > `after`, at most `limit`. Anyone signed in may read a game's log;
+/// non-players get the public projection.
+pub fn page(
+    store: &Store,
+    caller: &Caller,
+    game: Uuid,
+    after: Option<i64>,
+    limit: Option<i64>,
+) -> Result<EventPage, ApiError> {
+    let after = after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::bad_request(
+            "invalid_after",
+            "after must be 0 or more",
+        ));
+    }
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be 1..={MAX_LIMIT}"),
+        ));
+    }
+    // The state is read before the events: an event newer than this state then belongs to a
+    // round this state thinks open (or unknown), so it is projected as hidden, never the reverse.
+    let record = load_game(store, game)?;
+    let stored = store.events(game, after, limit)?;
+    let projection = Projection::new(&record, caller.id);
+    let events = stored
+        .iter()
+        .map(|event| projection.stored(event))
+        .collect::<Result<Vec<_>, _>>()?;
+    let next_after = events.last().map_or(after, |event| event.seq);
+    Ok(EventPage { events, next_after })
+}

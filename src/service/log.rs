@@ -1,0 +1,123 @@
+//! The game log: what each stored event's payload holds, and its projection for a viewer.
+//!
+//! A payload is a `LogEvent` as JSON with a `type` tag. The service's own events (lobby facts)
+//! have their own tags; the rules' events are stored as they are, so their `type` tags
+//! (`round_started`, `drew`, …) stay as the rules crate names them. The two sets of tags never
+//! overlap, so one flat `type` field tells every event apart.
+
+use racko_rules::{Event, Options, Seat, Viewer};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::store::NewEvent;
+
+/// A player at the table, as recorded when the game started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SeatedPlayer {
+    pub seat: Seat,
+    pub username: String,
+}
+
+/// One entry of a game's log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LogEvent {
+    /// The game was set up; the rules version it is played under (R9.2: a replay needs it).
+    GameCreated {
+        options: Options,
+        rules_version: u32,
+        created_by: String,
+    },
+    PlayerJoined {
+        seat: Seat,
+        username: String,
+    },
+    PlayerLeft {
+        seat: Seat,
+        username: String,
+    },
+    /// The creator left the open game, which closes it for good.
+    GameCancelled {
+        by: String,
+    },
+    /// Every seat was taken; round 1 is dealt next.
+    GameStarted {
+        players: Vec<SeatedPlayer>,
+    },
+    /// A fact of play from the rules (its own `type` tag).
+    #[serde(untagged)]
+    Play(Event),
+}
+
+impl LogEvent {
+    /// The serde tag, stored as the event's kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LogEvent::GameCreated { .. } => "game_created",
+            LogEvent::PlayerJoined { .. } => "player_joined",
+            LogEvent::PlayerLeft { .. } => "player_left",
+            LogEvent::GameCancelled { .. } => "game_cancelled",
+            LogEvent::GameStarted { .. } => "game_started",
+            LogEvent::Play(event) => event.kind(),
+        }
+    }
+
+    /// The event as `viewer` may see it (R8). Lobby facts are public; rules events are
+    /// projected by the rules. `round_closed`: the event's round has ended.
+    pub fn for_viewer(&self, viewer: Viewer, round_closed: bool) -> LogEvent {
+        match self {
+            LogEvent::Play(event) => LogEvent::Play(event.for_viewer(viewer, round_closed)),
+            other => other.clone(),
+        }
+    }
+
+    /// The entry to append: `round` is the round the event belongs to (0 before the first deal).
+    pub fn to_new(&self, round: u32, actor: Option<Uuid>) -> Result<NewEvent, ApiError> {
+        Ok(NewEvent {
+            round,
+            kind: self.kind().to_string(),
+            actor,
+            payload: serde_json::to_value(self).map_err(ApiError::internal)?,
+        })
+    }
+
+    /// Reads a stored payload; a payload that does not parse is a server fault.
+    pub fn from_payload(payload: &serde_json::Value) -> Result<LogEvent, ApiError> {
+        LogEvent::deserialize(payload).map_err(ApiError::internal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use racko_rules::{Card, Seed};
+
+    #[test]
+    fn lobby_and_rules_events_round_trip_with_flat_tags() {
+        let events = [
+            LogEvent::PlayerJoined {
+                seat: 1,
+                username: "bea".into(),
+            },
+            LogEvent::Play(Event::Drew {
+                seat: 1,
+                card: Some(Card::Number { value: 7 }),
+            }),
+            LogEvent::Play(Event::RoundStarted {
+                round: 1,
+                dealer: 0,
+                start_seat: 1,
+                seed_commitment: "c".into(),
+                seed: Some(Seed([7; 32])),
+                stacked: None,
+            }),
+        ];
+        for event in events {
+            let json = serde_json::to_value(&event).expect("serializes");
+            assert_eq!(json["type"], event.kind());
+            assert_eq!(LogEvent::from_payload(&json).expect("parses"), event);
+        }
+    }
+}

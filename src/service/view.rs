@@ -1,0 +1,129 @@
+//! What the API answers about a game: the caller's view of one game and the list entries.
+
+use chrono::{DateTime, Utc};
+use racko_rules::{Options, Seat, View};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::{seat_of, viewer_of};
+use crate::store::{GameRecord, GameStatus};
+
+/// A game's status as clients see it. `cancelled`: the creator left before it started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PublicStatus {
+    Open,
+    Active,
+    Finished,
+    Cancelled,
+}
+
+impl PublicStatus {
+    pub fn of(game: &GameRecord) -> PublicStatus {
+        match game.status {
+            GameStatus::Open => PublicStatus::Open,
+            GameStatus::Active => PublicStatus::Active,
+            // A finished game whose rules state is not over never started: it was cancelled.
+            GameStatus::Finished if game.state.is_over() => PublicStatus::Finished,
+            GameStatus::Finished => PublicStatus::Cancelled,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PlayerView {
+    pub seat: Seat,
+    pub username: String,
+    /// This seat is expected to act now.
+    pub awaiting: bool,
+}
+
+/// One game as the caller may see it (R8).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameView {
+    pub id: Uuid,
+    pub status: PublicStatus,
+    /// Grows by one with every change; send it back with an action (or as `If-Match`).
+    pub version: i64,
+    pub rules_version: u32,
+    pub options: Options,
+    pub players: Vec<PlayerView>,
+    /// The caller's seat, if the caller plays in this game.
+    pub my_seat: Option<Seat>,
+    /// Shown to seated players only: they pass it on to the people they invite.
+    pub invite_code: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// The table as the caller sees it, with the caller's legal actions.
+    pub table: View,
+}
+
+/// A game in a list: no cards, so lists can never show hidden ones.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub status: PublicStatus,
+    pub version: i64,
+    pub options: Options,
+    pub players: Vec<PlayerView>,
+    /// Seats still free (open games).
+    pub free_seats: u8,
+    pub my_seat: Option<Seat>,
+    /// The caller's seat is expected to act now.
+    pub my_turn: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+fn players(game: &GameRecord) -> Vec<PlayerView> {
+    game.seats
+        .iter()
+        .map(|seat| PlayerView {
+            seat: seat.seat,
+            username: seat.username.clone(),
+            awaiting: seat.awaiting,
+        })
+        .collect()
+}
+
+impl GameView {
+    pub fn of(game: &GameRecord, caller: Uuid) -> GameView {
+        let my_seat = seat_of(game, caller);
+        GameView {
+            id: game.id,
+            status: PublicStatus::of(game),
+            version: game.version,
+            rules_version: game.rules_version,
+            options: game.options.clone(),
+            players: players(game),
+            my_seat,
+            invite_code: my_seat.map(|_| game.invite_code.clone()),
+            created_at: game.created_at,
+            updated_at: game.updated_at,
+            table: game.state.view(viewer_of(game, caller)),
+        }
+    }
+}
+
+impl GameSummary {
+    pub fn of(game: &GameRecord, caller: Uuid) -> GameSummary {
+        let my_seat = seat_of(game, caller);
+        let taken = u8::try_from(game.seats.len()).unwrap_or(u8::MAX);
+        GameSummary {
+            id: game.id,
+            status: PublicStatus::of(game),
+            version: game.version,
+            options: game.options.clone(),
+            players: players(game),
+            free_seats: game.options.players.saturating_sub(taken),
+            my_seat,
+            my_turn: game
+                .seats
+                .iter()
+                .any(|seat| seat.account_id == caller && seat.awaiting),
+            created_at: game.created_at,
+            updated_at: game.updated_at,
+        }
+    }
+}
