@@ -140,8 +140,9 @@ fn current_user(req: &HttpRequest) -> Result<CurrentUser, ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .ok_or_else(|| ApiError::internal("AppState is not registered"))?;
-    let token = bearer_token(req)?;
-    state.tokens.verify(token)
+    let user = state.tokens.verify(bearer_token(req)?)?;
+    tracing::Span::current().record("account", tracing::field::display(user.id));
+    Ok(user)
 }
 
 fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {

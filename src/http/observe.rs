@@ -1,7 +1,7 @@
 //! The one middleware around every request: a request id (`X-Request-Id`, taken from the
 //! client when sane, else generated, always echoed), one log line per request (method, path,
-//! route, status, latency; never bodies or headers), HTTP metrics, and a last guard that turns
-//! any error answer that is not yet problem+json (actix's own 404/405/413…) into one.
+//! route, status, latency, account id; never bodies or headers), HTTP metrics, and a last guard
+//! that turns any error answer that is not yet problem+json (actix's own 404/405/413…) into one.
 
 use std::{panic::AssertUnwindSafe, time::Instant};
 
@@ -35,6 +35,8 @@ pub async fn observe(
         request_id = %request_id,
         method = %method,
         path = ?req.path(),
+        // Filled in by the `CurrentUser` extractor when the request is signed in.
+        account = tracing::field::Empty,
     );
     // Not a clone of the request: actix needs it unshared for routing.
     let metrics = req
