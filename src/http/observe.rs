@@ -204,6 +204,52 @@ mod tests {
         );
     }
 
+    /// Collects what the subscriber writes.
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if let Ok(mut out) = self.0.lock() {
+                out.extend_from_slice(buf);
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[actix_web::test]
+    async fn the_log_line_has_no_header_or_body() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(move || writer.clone())
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(observe))
+                .route("/plain", web::post().to(plain_400)),
+        )
+        .await;
+        let req = test::TestRequest::post()
+            .uri("/plain?q=1")
+            .insert_header((header::AUTHORIZATION, "Bearer sekrit-token"))
+            .set_payload("password=hunter2")
+            .to_request();
+        test::call_service(&app, req).await;
+
+        let log = String::from_utf8(captured.0.lock().map(|v| v.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        assert!(log.contains("/plain") && log.contains("400"), "{log}");
+        for secret in ["sekrit", "hunter2", "q=1"] {
+            assert!(!log.contains(secret), "{secret} leaked into: {log}");
+        }
+    }
+
     #[actix_web::test]
     async fn plain_errors_become_problems_with_a_request_id() {
         let (status, content_type, request_id, body) = call("/plain").await;
