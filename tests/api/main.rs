@@ -6,5 +6,8 @@ mod common;
 
 mod auth;
 mod errors;
+mod lobby;
 mod openapi;
 mod ops;
+mod play;
+mod tables;

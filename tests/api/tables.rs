@@ -1,0 +1,222 @@
+//! Support for the game tests: players, stacked decks, seating a table, acting, and reading
+//! cards out of answers.
+
+use racko_rules::{Card, DeckCounts, StackedDeck};
+use reqwest::{Method, Response, StatusCode};
+use serde_json::{json, Value};
+
+use crate::common::app::{json_body, TestApp};
+
+pub struct Player {
+    pub name: String,
+    pub token: String,
+}
+
+impl Player {
+    pub fn token(&self) -> Option<&str> {
+        Some(&self.token)
+    }
+}
+
+/// Registered players with these names.
+pub async fn players(app: &TestApp, names: &[&str]) -> Vec<Player> {
+    let mut players = Vec::new();
+    for name in names {
+        let (token, _) = app.register(name).await;
+        players.push(Player {
+            name: name.to_string(),
+            token,
+        });
+    }
+    players
+}
+
+pub fn deck(
+    max_number: u16,
+    jokers: u16,
+    card_swaps: u16,
+    skips: u16,
+    rack_swaps: u16,
+) -> DeckCounts {
+    DeckCounts {
+        max_number,
+        jokers,
+        card_swaps,
+        skips,
+        rack_swaps,
+    }
+}
+
+pub fn n(value: u16) -> Card {
+    Card::Number { value }
+}
+
+/// The stacked deck that deals `racks[s]` (slot 5 first) to seat s when `start` receives the
+/// first card (R2.2: one card at a time, a seat's first card into slot 60), with `stock_top`
+/// on top of the stock (its first card is the start card) and every other card of `deck` below.
+pub fn stacked(
+    deck: &DeckCounts,
+    racks: &[[u16; 12]],
+    start: u8,
+    stock_top: &[Card],
+) -> StackedDeck {
+    let players = racks.len();
+    let mut deal = Vec::with_capacity(players * 12);
+    for k in 0..12 {
+        for p in 0..players {
+            deal.push(racks[(usize::from(start) + p) % players][11 - k]);
+        }
+    }
+    let mut rest: Vec<Card> = (1..=deck.max_number).map(n).collect();
+    for (card, count) in [
+        (Card::Joker, deck.jokers),
+        (Card::CardSwap, deck.card_swaps),
+        (Card::Skip, deck.skips),
+        (Card::RackSwap, deck.rack_swaps),
+    ] {
+        rest.extend(std::iter::repeat_n(card, usize::from(count)));
+    }
+    let used = deal.iter().map(|&v| n(v)).chain(stock_top.iter().copied());
+    for card in used {
+        let at = rest
+            .iter()
+            .position(|c| *c == card)
+            .expect("the card is in the deck");
+        rest.remove(at);
+    }
+    let mut stock = stock_top.to_vec();
+    stock.extend(rest);
+    StackedDeck { deal, stock }
+}
+
+pub async fn create(app: &TestApp, player: &Player, body: &Value) -> Value {
+    let res = app.post_json("/v1/games", player.token(), body).await;
+    json_body(res, StatusCode::CREATED).await
+}
+
+pub async fn join(app: &TestApp, player: &Player, game: &str) -> Value {
+    let res = app
+        .post_json(
+            &format!("/v1/games/{game}/join"),
+            player.token(),
+            &json!({}),
+        )
+        .await;
+    json_body(res, StatusCode::OK).await
+}
+
+/// Creates a game with `options` and `stacked` decks (by the first player) and seats the
+/// others in order, which starts it. Returns the game id.
+pub async fn start_game(
+    app: &TestApp,
+    players: &[Player],
+    options: Value,
+    stacked: &[StackedDeck],
+) -> String {
+    let created = create(
+        app,
+        &players[0],
+        &json!({ "options": options, "stacked": stacked }),
+    )
+    .await;
+    let id = created["id"].as_str().expect("game id").to_string();
+    for player in &players[1..] {
+        join(app, player, &id).await;
+    }
+    id
+}
+
+pub async fn view(app: &TestApp, player: &Player, game: &str) -> Value {
+    let res = app.get(&format!("/v1/games/{game}"), player.token()).await;
+    json_body(res, StatusCode::OK).await
+}
+
+/// Posts an action body as is.
+pub async fn post_action(app: &TestApp, player: &Player, game: &str, body: &Value) -> Response {
+    app.post_json(&format!("/v1/games/{game}/actions"), player.token(), body)
+        .await
+}
+
+/// Plays `action` at the game's current version; returns the answer (`view`, `events`).
+pub async fn act(app: &TestApp, player: &Player, game: &str, action: Value) -> Value {
+    let version = view(app, player, game).await["version"].clone();
+    let res = post_action(
+        app,
+        player,
+        game,
+        &json!({ "version": version, "action": action }),
+    )
+    .await;
+    json_body(res, StatusCode::OK).await
+}
+
+/// The kinds of the events in an action's answer (or an events page).
+pub fn kinds(answer: &Value) -> Vec<String> {
+    answer["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["kind"].as_str().expect("kind").to_string())
+        .collect()
+}
+
+/// The events of `kind` in an answer.
+pub fn events_of<'a>(answer: &'a Value, kind: &str) -> Vec<&'a Value> {
+    answer["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .map(|e| &e["event"])
+        .collect()
+}
+
+/// The caller's rack in a game view as number values (None for a joker or empty slot).
+pub fn my_rack(view: &Value) -> Vec<Option<u64>> {
+    view["table"]["rack"]
+        .as_array()
+        .expect("a rack")
+        .iter()
+        .map(|slot| slot["card"]["value"].as_u64())
+        .collect()
+}
+
+/// A number card as JSON.
+pub fn card(value: u16) -> Value {
+    json!({ "kind": "number", "value": value })
+}
+
+pub fn numbers(values: &[u16]) -> Vec<Option<u64>> {
+    values.iter().map(|&v| Some(u64::from(v))).collect()
+}
+
+/// Every number card value anywhere in `value` (card objects `{"kind":"number","value":N}`).
+pub fn number_cards(value: &Value, found: &mut Vec<u64>) {
+    match value {
+        Value::Object(map) => {
+            if map.get("kind").and_then(Value::as_str) == Some("number") {
+                if let Some(v) = map.get("value").and_then(Value::as_u64) {
+                    found.push(v);
+                }
+            }
+            map.values().for_each(|v| number_cards(v, found));
+        }
+        Value::Array(items) => items.iter().for_each(|v| number_cards(v, found)),
+        _ => {}
+    }
+}
+
+/// A request with a JSON body and extra headers.
+pub async fn post_with(
+    app: &TestApp,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &Value,
+) -> Response {
+    let mut req = app.request(Method::POST, path, token).json(body);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    req.send().await.expect("request sent")
+}
