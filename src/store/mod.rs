@@ -16,6 +16,8 @@ mod list;
 mod migrate;
 mod rows;
 mod schema;
+#[cfg(test)]
+mod tests;
 mod types;
 
 pub use audit::{AuditEventPage, AuditEventQuery, PlayerGamesPage};

@@ -1,0 +1,109 @@
+//! Unit tests of what the public API cannot reach: URL parsing and the compare-and-set guard
+//! (callers go through `update_game`, whose row lock keeps them from ever losing the CAS).
+
+use std::path::PathBuf;
+
+use racko_rules::{Game, Options};
+
+use super::conn::{write_tx, Target};
+use super::*;
+
+#[test]
+fn urls_name_the_backend() {
+    for (url, path) in [
+        (
+            "sqlite:///var/lib/racko/racko.db",
+            "/var/lib/racko/racko.db",
+        ),
+        ("sqlite://data/racko.db", "data/racko.db"),
+        ("sqlite:racko.db", "racko.db"),
+        ("./racko.db", "./racko.db"),
+    ] {
+        match Target::parse(url) {
+            Ok(Target::Sqlite(p)) => assert_eq!(p, PathBuf::from(path)),
+            other => panic!("{url}: {other:?}"),
+        }
+    }
+    for url in [
+        "postgres://u:secret@db:5432/racko?sslmode=disable",
+        "postgresql://db/racko",
+    ] {
+        let target = Target::parse(url).expect("parses");
+        assert!(matches!(target, Target::Pg(_)));
+        assert!(
+            !target.describe().contains("secret"),
+            "{}",
+            target.describe()
+        );
+    }
+    assert_eq!(
+        Target::parse("postgres://u:secret@db:5432/racko?x=1")
+            .unwrap()
+            .describe(),
+        "PostgreSQL at db:5432/racko"
+    );
+    assert!(Target::parse("sqlite://").is_err());
+}
+
+#[test]
+fn a_stale_compare_and_set_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("racko-unit-{}", Uuid::new_v4().simple()));
+    let store = Store::open(&dir.join("racko.db").display().to_string(), 2).expect("opens");
+    let who = store
+        .insert_account(&NewAccount {
+            username: "a".into(),
+            password_hash: None,
+            role: Role::Player,
+            guest: true,
+        })
+        .expect("account");
+    let state = Game::new(Options::default()).expect("a game");
+    let game = NewGame {
+        id: Uuid::new_v4(),
+        created_by: who.id,
+        invite_code: "code".into(),
+        options: Options::default(),
+        rules_version: 1,
+        state: state.clone(),
+        status: GameStatus::Open,
+        seats: vec![],
+        test_mode: false,
+        stacked: vec![],
+    };
+    let stale = store.insert_game(&game, &[]).expect("inserted");
+    let change = GameChange {
+        state,
+        status: GameStatus::Active,
+        seats: vec![],
+        events: vec![NewEvent {
+            round: 0,
+            kind: "k".into(),
+            actor: None,
+            payload: serde_json::json!({}),
+        }],
+        idempotency: None,
+    };
+    let apply = |record: &GameRecord| {
+        let mut conn = store.conn().expect("a connection");
+        write_tx(&mut conn, |conn| games::apply_change(conn, record, &change))
+    };
+    apply(&stale).expect("the first write applies");
+    let again = apply(&stale);
+    assert!(
+        matches!(again, Err(StoreError::StaleVersion { current: 2 })),
+        "{again:?}"
+    );
+    let gone = GameRecord {
+        id: Uuid::new_v4(),
+        ..stale
+    };
+    assert!(matches!(apply(&gone), Err(StoreError::NotFound)));
+    let record = store.game(game.id).expect("reads").expect("exists");
+    assert_eq!(
+        (record.version, record.last_seq, record.status),
+        (2, 1, GameStatus::Active)
+    );
+    assert_eq!(store.events(game.id, 0, 10).expect("events").len(), 1);
+    drop(store);
+    let _ = std::fs::remove_dir_all(dir);
+}

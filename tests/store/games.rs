@@ -1,0 +1,157 @@
+//! Games: insert, load, update, events, idempotency records.
+
+use super::*;
+
+store_tests! {
+    fn a_game_reads_back_as_written(store: Store, _db: &TestDb) {
+        let (a, b) = (account(&store, "a"), account(&store, "b"));
+        let new = new_game(&a, vec![seat(0, &a, true), seat(1, &b, false)]);
+        let events = [event("created", Some(a.id)), event("joined", None)];
+        let inserted = store.insert_game(&new, &events).unwrap();
+        assert_eq!((inserted.version, inserted.last_seq), (1, 2));
+        for loaded in [
+            store.game(new.id).unwrap().expect("by id"),
+            store.game_by_invite_code(&new.invite_code).unwrap().expect("by code"),
+        ] {
+            assert_eq!(loaded.id, new.id);
+            assert_eq!(loaded.created_by, a.id);
+            assert_eq!(loaded.invite_code, new.invite_code);
+            assert_eq!(loaded.options, new.options);
+            assert_eq!(loaded.rules_version, new.rules_version);
+            assert_eq!(loaded.state, new.state);
+            assert_eq!(loaded.status, GameStatus::Open);
+            assert_eq!(loaded.seats, new.seats);
+            assert!(loaded.test_mode);
+            assert_eq!(loaded.stacked, new.stacked);
+            assert_eq!((loaded.version, loaded.last_seq), (1, 2));
+            assert_eq!(loaded.created_at, inserted.created_at);
+            assert_eq!(loaded.updated_at, inserted.updated_at);
+        }
+        let stored = store.events(new.id, 0, 10).unwrap();
+        assert_eq!(stored.len(), 2);
+        assert_eq!((stored[0].seq, stored[0].kind.as_str()), (1, "created"));
+        assert_eq!((stored[0].actor, stored[1].actor), (Some(a.id), None));
+        assert_eq!(stored[1].payload, json!({ "type": "joined", "n": 1 }));
+        assert!(store.game(Uuid::new_v4()).unwrap().is_none());
+        assert!(store.game_by_invite_code("nope").unwrap().is_none());
+    }
+
+    fn uniqueness_of_invite_codes_and_seats(store: Store, _db: &TestDb) {
+        let (a, b) = (account(&store, "a"), account(&store, "b"));
+        let first = new_game(&a, vec![seat(0, &a, true)]);
+        store.insert_game(&first, &[]).unwrap();
+        let same_code = NewGame { id: Uuid::new_v4(), ..first.clone() };
+        let e = store.insert_game(&same_code, &[]).unwrap_err();
+        assert!(matches!(e, StoreError::Conflict("invite_code_taken")), "{e:?}");
+        let twice = new_game(&a, vec![seat(0, &b, true), seat(1, &b, false)]);
+        let e = store.insert_game(&twice, &[event("created", None)]).unwrap_err();
+        assert!(matches!(e, StoreError::Conflict("seat_taken")), "{e:?}");
+        // The failed insert left nothing behind.
+        assert!(store.game(twice.id).unwrap().is_none());
+        assert!(store.events(twice.id, 0, 10).unwrap().is_empty());
+    }
+
+    fn an_update_writes_state_seats_events_at_once(store: Store, _db: &TestDb) {
+        let (a, b) = (account(&store, "a"), account(&store, "b"));
+        let new = new_game(&a, vec![seat(0, &a, false)]);
+        store.insert_game(&new, &[event("created", Some(a.id))]).unwrap();
+        let answer = store.update_game(new.id, |record| {
+            assert_eq!((record.version, record.last_seq), (1, 1));
+            let mut c = change(record, vec![event("joined", Some(b.id)), event("dealt", None)]);
+            c.seats = vec![seat(0, &a, true), seat(1, &b, false)];
+            Ok::<_, StoreError>((c, "done"))
+        });
+        assert_eq!(answer.unwrap(), "done");
+        let record = store.game(new.id).unwrap().unwrap();
+        assert_eq!((record.version, record.last_seq, record.status), (2, 3, GameStatus::Active));
+        assert_eq!(record.seats, vec![seat(0, &a, true), seat(1, &b, false)]);
+        assert!(record.updated_at >= record.created_at);
+        assert_eq!(seqs(&store, new.id), [1, 2, 3]);
+        let missing = update_at(&store, Uuid::new_v4(), 1, vec![]);
+        assert!(matches!(missing, Err(StoreError::NotFound)), "{missing:?}");
+    }
+
+    fn a_stale_or_failed_decision_writes_nothing(store: Store, _db: &TestDb) {
+        let a = account(&store, "a");
+        let new = new_game(&a, vec![seat(0, &a, true)]);
+        store.insert_game(&new, &[]).unwrap();
+        assert_eq!(update_at(&store, new.id, 1, vec![event("x", None)]).unwrap(), 2);
+        let stale = update_at(&store, new.id, 1, vec![event("y", None)]);
+        assert!(matches!(stale, Err(StoreError::StaleVersion { current: 2 })), "{stale:?}");
+        #[derive(Debug, PartialEq)]
+        enum Refused {
+            No,
+            Store,
+        }
+        impl From<StoreError> for Refused {
+            fn from(_: StoreError) -> Self {
+                Refused::Store
+            }
+        }
+        let refused = store.update_game(new.id, |_| Err::<(GameChange, ()), _>(Refused::No));
+        assert_eq!(refused, Err(Refused::No));
+        // A decision that breaks a rule in the middle of the writes is rolled back whole.
+        let b = account(&store, "b");
+        let broken = store.update_game(new.id, |record| {
+            let mut c = change(record, vec![event("z", None)]);
+            c.seats = vec![seat(0, &b, true), seat(1, &b, true)];
+            Ok::<_, StoreError>((c, ()))
+        });
+        assert!(matches!(broken, Err(StoreError::Conflict("seat_taken"))), "{broken:?}");
+        let record = store.game(new.id).unwrap().unwrap();
+        assert_eq!((record.version, record.last_seq), (2, 1));
+        assert_eq!(record.seats, vec![seat(0, &a, true)]);
+        assert_eq!(seqs(&store, new.id), [1]);
+    }
+
+    fn events_page_by_sequence(store: Store, _db: &TestDb) {
+        let a = account(&store, "a");
+        let new = new_game(&a, vec![seat(0, &a, true)]);
+        store.insert_game(&new, &[]).unwrap();
+        for version in 1..=5 {
+            update_at(&store, new.id, version, vec![event("x", None), event("y", None)]).unwrap();
+        }
+        let page = |after, limit| -> Vec<i64> {
+            store.events(new.id, after, limit).unwrap().iter().map(|e| e.seq).collect()
+        };
+        assert_eq!(page(0, 3), [1, 2, 3]);
+        assert_eq!(page(3, 100), [4, 5, 6, 7, 8, 9, 10]);
+        assert!(page(10, 5).is_empty());
+        assert!(page(0, 0).is_empty());
+        assert!(store.events(Uuid::new_v4(), 0, 5).unwrap().is_empty());
+    }
+
+    fn idempotency_records_round_trip(store: Store, _db: &TestDb) {
+        let a = account(&store, "a");
+        let new = new_game(&a, vec![seat(0, &a, true)]);
+        store.insert_game(&new, &[]).unwrap();
+        let record = |key: &str| IdempotencyRecord {
+            account_id: a.id,
+            key: key.into(),
+            request_hash: "abc".into(),
+            status: 201,
+            body: json!({ "ok": true }),
+            created_at: chrono::Utc::now(),
+        };
+        let with_key = |key: &str| {
+            store.update_game(new.id, |current| {
+                let mut c = change(current, vec![event("x", None)]);
+                c.idempotency = Some(record(key));
+                Ok::<_, StoreError>((c, ()))
+            })
+        };
+        with_key("k1").unwrap();
+        let stored = store.idempotency_record(a.id, "k1").unwrap().expect("stored");
+        assert_eq!((stored.account_id, stored.key.as_str()), (a.id, "k1"));
+        assert_eq!((stored.request_hash.as_str(), stored.status), ("abc", 201));
+        assert_eq!(stored.body, json!({ "ok": true }));
+        let again = with_key("k1");
+        assert!(matches!(again, Err(StoreError::Conflict("idempotency_key_taken"))), "{again:?}");
+        assert_eq!(store.game(new.id).unwrap().unwrap().version, 2);
+        store.put_idempotency_record(&record("k2")).unwrap();
+        assert!(store.idempotency_record(a.id, "k2").unwrap().is_some());
+        assert!(store.idempotency_record(a.id, "k3").unwrap().is_none());
+        assert!(store.idempotency_record(Uuid::new_v4(), "k1").unwrap().is_none());
+    }
+
+}
