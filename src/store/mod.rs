@@ -147,6 +147,8 @@ impl Store {
     }
 
     /// Games matching `query`, newest activity first, with a stable cursor for the next page.
+    /// The limit is clamped to 1..=100; `awaiting_player` needs `player` (ignored without);
+    /// a cursor that does not decode is `BadInput("invalid_cursor")`.
     pub fn list_games(&self, query: &GameQuery) -> Result<GamePage, StoreError> {
         list::list_games(&mut *self.conn()?, query)
     }
@@ -157,8 +159,11 @@ impl Store {
     /// is the old + 1; no row → `StoreError::StaleVersion { current }` and nothing is written),
     /// appends the events with gapless per-game sequence numbers continuing the log (unique
     /// (game_id, seq)), and stores the idempotency record if any. When `decide` fails nothing
-    /// is written. Concurrent calls on one game never both apply. NotFound (via `E::from`) for
-    /// an unknown game.
+    /// is written. Concurrent calls on one game never both apply: they queue (a row lock on
+    /// PostgreSQL, the write lock on SQLite) and each `decide` sees the state the previous one
+    /// left, so a caller with an expected version checks it in `decide` (→ StaleVersion); the
+    /// compare-and-set stays as the guard. `decide` runs inside the transaction: keep it pure
+    /// and quick. NotFound (via `E::from`) for an unknown game.
     pub fn update_game<T, E>(
         &self,
         id: Uuid,
