@@ -26,6 +26,7 @@ both_stores!(
     unknown_route_is_404,
     wrong_method_is_405,
     request_ids_are_kept_or_made,
+    bad_path_and_query_parameters_are_400,
 );
 
 async fn malformed_json_is_400(app: TestApp) {
@@ -158,4 +159,29 @@ async fn request_ids_are_kept_or_made(app: TestApp) {
         .expect("ascii")
         .to_string();
     assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
+}
+
+async fn bad_path_and_query_parameters_are_400(app: TestApp) {
+    let (token, _) = app.guest().await;
+    let token = Some(token.as_str());
+    for path in [
+        "/v1/games/not-a-uuid",
+        "/v1/games/123/events",
+        "/v1/games/%FF",
+    ] {
+        let res = app.get(path, token).await;
+        assert_problem(res, StatusCode::BAD_REQUEST, "invalid_path").await;
+    }
+    let res = app
+        .post_json("/v1/games/nope/actions", token, &json!({}))
+        .await;
+    assert_problem(res, StatusCode::BAD_REQUEST, "invalid_path").await;
+
+    let id = uuid::Uuid::new_v4();
+    for query in ["after=x", "limit=1.5", "after=99999999999999999999"] {
+        let res = app
+            .get(&format!("/v1/games/{id}/events?{query}"), token)
+            .await;
+        assert_problem(res, StatusCode::BAD_REQUEST, "invalid_query").await;
+    }
 }
