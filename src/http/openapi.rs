@@ -5,6 +5,8 @@
 //! To document a new handler, add its path to `paths(...)` below; schemas referenced by it are
 //! collected automatically, and every 4XX/5XX answer gets the `Problem` body.
 
+use std::sync::LazyLock;
+
 use actix_web::{web, HttpResponse};
 use utoipa::{
     openapi::{
@@ -13,7 +15,7 @@ use utoipa::{
     },
     Modify, OpenApi,
 };
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::{error::Problem, http};
 
@@ -58,8 +60,19 @@ pub fn openapi_json() -> String {
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi()))
+    // Our own resource (not SwaggerUi's) so that a wrong method answers 405 like elsewhere.
+    cfg.service(web::resource("/openapi.json").route(web::get().to(spec)))
+        .service(SwaggerUi::new("/docs/{_:.*}").config(Config::from("/openapi.json")))
         .service(web::resource("/docs").route(web::get().to(docs_redirect)));
+}
+
+/// Built once: the same bytes as `racko openapi` and the committed file.
+static SPEC: LazyLock<String> = LazyLock::new(openapi_json);
+
+async fn spec() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(SPEC.as_str())
 }
 
 async fn docs_redirect() -> HttpResponse {

@@ -2,7 +2,9 @@
 
 use reqwest::{header, StatusCode};
 
-use crate::common::app::{json_body, TestApp};
+use serde_json::json;
+
+use crate::common::app::{assert_problem, json_body, TestApp};
 
 const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
@@ -23,6 +25,8 @@ async fn openapi_json_is_served(app: TestApp) {
     let served = json_body(app.get("/openapi.json", None).await, StatusCode::OK).await;
     let generated = serde_json::to_value(racko::http::openapi::openapi()).expect("json");
     assert_eq!(served, generated);
+    let res = app.post_json("/openapi.json", None, &json!({})).await;
+    assert_problem(res, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
 }
 
 async fn docs_serve_swagger_ui_offline(app: TestApp) {
