@@ -36,8 +36,8 @@ pub struct TestDb {
     place: String,
 }
 
-/// The key of the advisory lock held while the template is made and copied (other test
-/// processes start at the same moment under nextest).
+/// The key of the advisory lock held while the template is made (other test processes start
+/// at the same moment under nextest).
 const TEMPLATE_LOCK: i64 = 0x72_61_63_6b_6f_74;
 
 impl TestDb {
@@ -107,23 +107,17 @@ fn random_name() -> String {
     format!("racko_test_{}", uuid::Uuid::new_v4().simple())
 }
 
-/// Creates a test database, copied from `template` or empty.
+/// Creates a test database, copied from `template` or empty. Copies run in parallel: the
+/// template is complete before `template()` returns and nobody connects to it afterwards.
 fn pg_database(template: Option<&str>) -> TestDb {
     let name = random_name();
-    let mut conn = admin();
     let sql = match template {
-        Some(t) => {
-            // Copying needs the template free of other sessions: the lock keeps its maker out.
-            lock(&mut conn);
-            format!("CREATE DATABASE \"{name}\" TEMPLATE \"{t}\"")
-        }
+        Some(t) => format!("CREATE DATABASE \"{name}\" TEMPLATE \"{t}\""),
         None => format!("CREATE DATABASE \"{name}\""),
     };
-    let created = conn.batch_execute(&sql);
-    if template.is_some() {
-        unlock(&mut conn);
-    }
-    created.unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
+    admin()
+        .batch_execute(&sql)
+        .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
     TestDb {
         url: url_of(&name),
         backend: TestBackend::Postgres,
