@@ -6,8 +6,10 @@ mod common;
 
 mod auth;
 mod errors;
+mod idempotency;
 mod lobby;
 mod openapi;
 mod ops;
 mod play;
+mod play_errors;
 mod tables;

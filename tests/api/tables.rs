@@ -220,3 +220,17 @@ pub async fn post_with(
     }
     req.send().await.expect("request sent")
 }
+
+/// ann (seat 0) and bob (seat 1) in a started 2-player game with a small stacked deck: bob
+/// begins with 25 face up; the stock below is 26 and then the event cards. Neither rack is in
+/// order. Returns the id.
+pub async fn small_game(app: &TestApp, table: &[Player]) -> String {
+    let cards = deck(30, 1, 1, 1, 1);
+    let racks = [
+        [23, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 1],
+        [24, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 2],
+    ];
+    let round = stacked(&cards, &racks, 1, &[n(25), n(26)]);
+    let options = json!({ "players": 2, "deck": cards });
+    start_game(app, table, options, &[round]).await
+}

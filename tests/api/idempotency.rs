@@ -1,0 +1,170 @@
+//! `Idempotency-Key`: a retry gets the first answer and acts once; the key cannot be reused
+//! for another request; retries that race each other still act once.
+
+use futures_util::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::common::app::{assert_problem, json_body, TestApp};
+use crate::tables::{create, players, post_with, small_game, view};
+
+both_stores!(
+    a_retried_action_is_applied_once,
+    a_key_names_one_request,
+    retried_creates_and_joins_act_once,
+    racing_retries_act_once,
+);
+
+async fn count_events(app: &TestApp, token: Option<&str>, game: &str, kind: &str) -> usize {
+    let res = app
+        .get(&format!("/v1/games/{game}/events?limit=500"), token)
+        .await;
+    let log = json_body(res, StatusCode::OK).await;
+    log["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .count()
+}
+
+async fn a_retried_action_is_applied_once(app: TestApp) {
+    let table = players(&app, &["ann", "bob"]).await;
+    let bob = &table[1];
+    let id = small_game(&app, &table).await;
+    let path = format!("/v1/games/{id}/actions");
+    let version = view(&app, bob, &id).await["version"].clone();
+    let body = json!({ "version": version, "action": { "type": "draw" } });
+    let key = [("idempotency-key", "draw-1")];
+
+    let first = post_with(&app, &path, bob.token(), &key, &body).await;
+    assert!(first.headers().get("idempotent-replayed").is_none());
+    let first = json_body(first, StatusCode::OK).await;
+    let again = post_with(&app, &path, bob.token(), &key, &body).await;
+    assert_eq!(
+        again
+            .headers()
+            .get("idempotent-replayed")
+            .and_then(|v| v.to_str().ok()),
+        Some("true")
+    );
+    assert_eq!(json_body(again, StatusCode::OK).await, first);
+
+    assert_eq!(count_events(&app, bob.token(), &id, "drew").await, 1);
+    let now = view(&app, bob, &id).await;
+    assert_eq!(now["version"], first["view"]["version"]);
+}
+
+async fn a_key_names_one_request(app: TestApp) {
+    let table = players(&app, &["ann", "bob"]).await;
+    let bob = &table[1];
+    let id = small_game(&app, &table).await;
+    let path = format!("/v1/games/{id}/actions");
+    let version = view(&app, bob, &id).await["version"].clone();
+    let key = [("idempotency-key", "k-1")];
+    let draw = json!({ "version": version, "action": { "type": "draw" } });
+    json_body(
+        post_with(&app, &path, bob.token(), &key, &draw).await,
+        StatusCode::OK,
+    )
+    .await;
+
+    // Same key, another body (or another game): refused, and nothing applied.
+    let take = json!({ "version": version, "action": { "type": "take_discard", "slot": 5 } });
+    let res = post_with(&app, &path, bob.token(), &key, &take).await;
+    assert_problem(
+        res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "idempotency_key_reused",
+    )
+    .await;
+    let res = post_with(&app, "/v1/games", bob.token(), &key, &json!({})).await;
+    assert_problem(
+        res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "idempotency_key_reused",
+    )
+    .await;
+    assert_eq!(
+        count_events(&app, bob.token(), &id, "discard_taken").await,
+        0
+    );
+
+    // Keys are per account: ann may use the same one.
+    let res = post_with(&app, "/v1/games", table[0].token(), &key, &json!({})).await;
+    json_body(res, StatusCode::CREATED).await;
+
+    let long = "k".repeat(201);
+    for bad in [long.as_str(), "with space"] {
+        let res = post_with(&app, &path, bob.token(), &[("idempotency-key", bad)], &draw).await;
+        assert_problem(res, StatusCode::BAD_REQUEST, "invalid_idempotency_key").await;
+    }
+}
+
+async fn retried_creates_and_joins_act_once(app: TestApp) {
+    let table = players(&app, &["ann", "bob"]).await;
+    let (ann, bob) = (&table[0], &table[1]);
+    let body = json!({ "options": { "players": 3 } });
+    let key = [("idempotency-key", "create-1")];
+    let first = json_body(
+        post_with(&app, "/v1/games", ann.token(), &key, &body).await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let again = json_body(
+        post_with(&app, "/v1/games", ann.token(), &key, &body).await,
+        StatusCode::CREATED,
+    )
+    .await;
+    assert_eq!(first, again);
+    let mine = json_body(app.get("/v1/me/games", ann.token()).await, StatusCode::OK).await;
+    assert_eq!(mine["games"].as_array().map(Vec::len), Some(1));
+
+    let id = first["id"].as_str().expect("id");
+    let join = format!("/v1/games/{id}/join");
+    let key = [("idempotency-key", "join-1")];
+    let joined = json_body(
+        post_with(&app, &join, bob.token(), &key, &json!({})).await,
+        StatusCode::OK,
+    )
+    .await;
+    let again = json_body(
+        post_with(&app, &join, bob.token(), &key, &json!({})).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(joined, again, "a retried join is not `already_joined`");
+    // Without the key, the same join is refused as a second one.
+    let res = app.post_json(&join, bob.token(), &json!({})).await;
+    assert_problem(res, StatusCode::CONFLICT, "already_joined").await;
+
+    // An unrelated game made without a key is still made each time.
+    create(&app, ann, &json!({})).await;
+    create(&app, ann, &json!({})).await;
+    let mine = json_body(app.get("/v1/me/games", ann.token()).await, StatusCode::OK).await;
+    assert_eq!(mine["games"].as_array().map(Vec::len), Some(3));
+}
+
+async fn racing_retries_act_once(app: TestApp) {
+    let table = players(&app, &["ann", "bob"]).await;
+    let bob = &table[1];
+    let id = small_game(&app, &table).await;
+    let path = format!("/v1/games/{id}/actions");
+    let version = view(&app, bob, &id).await["version"].clone();
+    let body = json!({ "version": version, "action": { "type": "take_discard", "slot": 60 } });
+    let key = [("idempotency-key", "race-1")];
+
+    let answers = join_all((0..10).map(|_| post_with(&app, &path, bob.token(), &key, &body))).await;
+    let mut bodies: Vec<Value> = Vec::new();
+    for res in answers {
+        bodies.push(json_body(res, StatusCode::OK).await);
+    }
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "every retry gets the one answer"
+    );
+    assert_eq!(
+        count_events(&app, bob.token(), &id, "discard_taken").await,
+        1
+    );
+}
