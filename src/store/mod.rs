@@ -55,6 +55,8 @@ impl Store {
         let pool = Pool::builder()
             .max_size(pool_size.max(1))
             .min_idle(Some(1))
+            // A readiness probe or a request should fail in seconds when the database is gone.
+            .connection_timeout(std::time::Duration::from_secs(10))
             .build(Manager(target.clone()))
             .map_err(|e| StoreError::Internal(format!("cannot open the connection pool: {e}")))?;
         Ok(Store {

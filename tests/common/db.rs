@@ -64,7 +64,10 @@ impl Drop for TestDb {
         match self.backend {
             TestBackend::Postgres => {
                 let sql = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.place);
-                if let Err(e) = admin().batch_execute(&sql) {
+                let dropped = PgConnection::establish(&admin_url())
+                    .map_err(|e| e.to_string())
+                    .and_then(|mut c| c.batch_execute(&sql).map_err(|e| e.to_string()));
+                if let Err(e) = dropped {
                     eprintln!("cannot drop test database {}: {e}", self.place);
                 }
             }
