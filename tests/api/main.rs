@@ -6,10 +6,12 @@ mod common;
 
 mod auth;
 mod errors;
+mod hidden;
 mod idempotency;
 mod lobby;
 mod openapi;
 mod ops;
 mod play;
 mod play_errors;
+mod race;
 mod tables;
