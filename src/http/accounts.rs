@@ -1,6 +1,9 @@
 //! Account endpoints: register, sign in, guests, guest upgrade, and "me".
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{
+    http::{header, StatusCode},
+    web, HttpRequest, HttpResponse,
+};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -109,13 +112,21 @@ pub struct AuthResponse {
     pub expires_at: DateTime<Utc>,
 }
 
-fn signed_in(state: &AppState, account: &Account) -> Result<AuthResponse, ApiError> {
+/// The answer carrying a fresh token, `status` 200 or 201. `no-store`: a token must not sit in
+/// a cache (RFC 6749 §5.1).
+fn signed_in(
+    state: &AppState,
+    account: &Account,
+    status: StatusCode,
+) -> Result<HttpResponse, ApiError> {
     let (token, expires_at) = state.tokens.issue(account)?;
-    Ok(AuthResponse {
-        account: account.into(),
-        token,
-        expires_at,
-    })
+    Ok(HttpResponse::build(status)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(AuthResponse {
+            account: account.into(),
+            token,
+            expires_at,
+        }))
 }
 
 /// Register an account.
@@ -131,7 +142,7 @@ pub async fn register(
 ) -> Result<HttpResponse, ApiError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::register(&state.store, username, password, Role::Player).await?;
-    Ok(HttpResponse::Created().json(signed_in(&state, &account)?))
+    signed_in(&state, &account, StatusCode::CREATED)
 }
 
 /// Sign in with a username and password.
@@ -143,10 +154,10 @@ pub async fn register(
 pub async fn login(
     state: web::Data<AppState>,
     body: Json<Credentials>,
-) -> Result<web::Json<AuthResponse>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let Credentials { username, password } = body.into_inner();
     let account = accounts::login(&state.store, username, password).await?;
-    Ok(web::Json(signed_in(&state, &account)?))
+    signed_in(&state, &account, StatusCode::OK)
 }
 
 /// Create a guest account (no password) and sign it in. The body is optional.
@@ -160,7 +171,7 @@ pub async fn create_guest(
 ) -> Result<HttpResponse, ApiError> {
     let GuestRequest {} = optional_json(&req, &body)?;
     let account = accounts::create_guest(&state.store).await?;
-    Ok(HttpResponse::Created().json(signed_in(&state, &account)?))
+    signed_in(&state, &account, StatusCode::CREATED)
 }
 
 /// The signed-in account.
@@ -187,8 +198,8 @@ pub async fn upgrade(
     state: web::Data<AppState>,
     user: CurrentUser,
     body: Json<Credentials>,
-) -> Result<web::Json<AuthResponse>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::upgrade_guest(&state.store, user.id, username, password).await?;
-    Ok(web::Json(signed_in(&state, &account)?))
+    signed_in(&state, &account, StatusCode::OK)
 }

@@ -63,6 +63,11 @@ async fn register_signs_in(app: TestApp) {
     let res = app
         .post_json("/v1/accounts", None, &creds("alice", TEST_PASSWORD))
         .await;
+    assert_eq!(
+        res.headers()["cache-control"],
+        "no-store",
+        "tokens stay out of caches"
+    );
     let body = json_body(res, StatusCode::CREATED).await;
     assert_eq!(body["account"]["username"], "alice");
     assert_eq!(body["account"]["role"], "player");
