@@ -15,6 +15,7 @@ use argon2::{
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
 use uuid::Uuid;
 
 use crate::{
@@ -172,9 +173,21 @@ fn argon2() -> Argon2<'static> {
     Argon2::default()
 }
 
+/// Hashing is CPU- and memory-bound (19 MiB each): running more at once than there are CPUs
+/// gains nothing and would let a flood of sign-ups exhaust memory. The rest wait their turn.
+static HASHING: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
+
+async fn hashing<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = HASHING.acquire().await.map_err(ApiError::internal)?;
+    web::block(work).await.map_err(ApiError::internal)?
+}
+
 /// Hashes a password (PHC string) on the blocking pool.
 pub async fn hash_password(password: String) -> Result<String, ApiError> {
-    web::block(move || {
+    hashing(move || {
         let salt = new_salt()?;
         argon2()
             .hash_password(password.as_bytes(), &salt)
@@ -182,13 +195,12 @@ pub async fn hash_password(password: String) -> Result<String, ApiError> {
             .map_err(ApiError::internal)
     })
     .await
-    .map_err(ApiError::internal)?
 }
 
 /// Checks a password against a stored hash on the blocking pool. With no hash (unknown user,
 /// or a guest) it checks against a dummy hash, so the answer takes as long either way.
 pub async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ApiError> {
-    web::block(move || {
+    hashing(move || {
         let known = hash.is_some();
         let hash = hash.unwrap_or_else(|| DUMMY_HASH.clone());
         let parsed = PasswordHash::new(&hash).map_err(ApiError::internal)?;
@@ -198,7 +210,6 @@ pub async fn verify_password(password: String, hash: Option<String>) -> Result<b
         Ok(ok && known)
     })
     .await
-    .map_err(ApiError::internal)?
 }
 
 /// 16 random bytes (rand's CSPRNG, seeded by the OS), as the PHC salt.
