@@ -52,16 +52,29 @@ impl Store {
         password_hash: &str,
     ) -> Result<Account, StoreError> {
         let row = self.write(|conn| {
-            let changed = diesel::update(accounts::table.find(id.to_string()))
-                .set((
-                    accounts::username.eq(username),
-                    accounts::username_lower.eq(username.to_lowercase()),
-                    accounts::password_hash.eq(password_hash),
-                    accounts::guest.eq(false),
-                ))
-                .execute(conn)?;
+            // Only a guest is upgraded: two racing upgrades of one guest cannot both rename it.
+            let changed = diesel::update(
+                accounts::table
+                    .find(id.to_string())
+                    .filter(accounts::guest.eq(true)),
+            )
+            .set((
+                accounts::username.eq(username),
+                accounts::username_lower.eq(username.to_lowercase()),
+                accounts::password_hash.eq(password_hash),
+                accounts::guest.eq(false),
+            ))
+            .execute(conn)?;
             if changed == 0 {
-                return Err(StoreError::NotFound);
+                let exists = accounts::table
+                    .find(id.to_string())
+                    .count()
+                    .get_result::<i64>(conn)?;
+                return Err(if exists == 0 {
+                    StoreError::NotFound
+                } else {
+                    StoreError::Conflict("not_a_guest")
+                });
             }
             Ok(accounts::table
                 .find(id.to_string())

@@ -118,7 +118,8 @@ impl Store {
     }
 
     /// Turns a guest into a registered account (new username and password hash). Conflict
-    /// `username_taken` as above; NotFound for an unknown id.
+    /// `username_taken` as above; Conflict `not_a_guest` when the account is registered already
+    /// (also when two upgrades of one guest race); NotFound for an unknown id.
     pub fn upgrade_guest(
         &self,
         id: Uuid,

@@ -38,6 +38,9 @@ store_tests! {
         assert_eq!((upgraded.id, upgraded.username.as_str(), upgraded.guest), (guest.id, "Bob", false));
         assert_eq!(upgraded.password_hash.as_deref(), Some("h2"));
         assert!(store.account_by_username("guest-7").unwrap().is_none());
+        let again = store.upgrade_guest(guest.id, "Dora", "h3");
+        assert!(matches!(again, Err(StoreError::Conflict("not_a_guest"))), "{again:?}");
+        assert_eq!(store.account(guest.id).unwrap().unwrap().username, "Bob");
         let missing = store.upgrade_guest(Uuid::new_v4(), "Carol", "h");
         assert!(matches!(missing, Err(StoreError::NotFound)), "{missing:?}");
     }
