@@ -138,6 +138,26 @@ impl Event {
             Viewer::Spectator => None,
         };
         let is_me = |seat: Seat| me == Some(seat);
+        // A bystander must not learn that the named card was a joker (R8.2): to him a void
+        // card swap looks like any card swap whose values he cannot see.
+        if let Event::CardSwapVoid {
+            seat,
+            with: Some(with),
+            their_slot: Some(their_slot),
+            my_slot: Some(my_slot),
+        } = *self
+        {
+            if !is_me(seat) && !is_me(with) {
+                return Event::CardsSwapped {
+                    seat,
+                    with,
+                    my_slot,
+                    their_slot,
+                    given: None,
+                    taken: None,
+                };
+            }
+        }
         let mut event = self.clone();
         match &mut event {
             Event::RoundStarted { seed, stacked, .. } => {
@@ -242,6 +262,44 @@ impl Event {
 mod tests {
     use super::*;
     use crate::RoundEnd;
+
+    #[test]
+    fn r8_2_a_bystander_cannot_tell_a_void_card_swap_from_a_swap() {
+        let void = Event::CardSwapVoid {
+            seat: 2,
+            with: Some(1),
+            their_slot: Some(Slot(5)),
+            my_slot: Some(Slot(10)),
+        };
+        let bystander = void.for_viewer(Viewer::Seat { seat: 0 }, false);
+        let unseen_swap = Event::CardsSwapped {
+            seat: 2,
+            with: 1,
+            my_slot: Slot(10),
+            their_slot: Slot(5),
+            given: None,
+            taken: None,
+        };
+        assert_eq!(bystander, unseen_swap);
+        assert_eq!(void.for_viewer(Viewer::Spectator, false), unseen_swap);
+        assert_eq!(
+            bystander.action(),
+            void.action(),
+            "the choice stays the same"
+        );
+        for seat in [1, 2] {
+            assert_eq!(
+                void.for_viewer(Viewer::Seat { seat }, false),
+                void,
+                "seat {seat}"
+            );
+        }
+        assert_eq!(
+            void.for_viewer(Viewer::Seat { seat: 0 }, true),
+            void,
+            "round closed"
+        );
+    }
 
     fn every_event() -> Vec<Event> {
         let slot = Slot(5);

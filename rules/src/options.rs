@@ -119,6 +119,9 @@ pub struct Options {
     pub deck: Option<DeckCounts>,
 }
 
+/// The highest target a game may set: far beyond any real game, small enough for u32 totals.
+pub const MAX_TARGET: u32 = 1_000_000;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -144,6 +147,13 @@ impl Options {
         }
         if self.partner && self.players != 4 {
             return Err(invalid("partner needs exactly 4 players".to_string()));
+        }
+        // A target of 0 would end the game before it began (R6.1).
+        if !(1..=MAX_TARGET).contains(&self.target) {
+            return Err(invalid(format!(
+                "target must be 1..={MAX_TARGET}, not {}",
+                self.target
+            )));
         }
         self.deck_counts().validate(self.players)
     }
@@ -178,6 +188,23 @@ mod tests {
         assert_eq!(DeckCounts::default_for(3).map(|d| d.total()), Some(77));
         assert_eq!(DeckCounts::default_for(1), None);
         assert_eq!(DeckCounts::default_for(5), None);
+    }
+
+    #[test]
+    fn r6_1_target_is_at_least_one() {
+        for (target, ok) in [
+            (0, false),
+            (1, true),
+            (500, true),
+            (MAX_TARGET, true),
+            (MAX_TARGET + 1, false),
+        ] {
+            let options = Options {
+                target,
+                ..Options::default()
+            };
+            assert_eq!(options.validate().is_ok(), ok, "target {target}");
+        }
     }
 
     #[test]

@@ -145,11 +145,34 @@ pub fn check_event(event: &Event, tracker: &Tracker) {
                 "R8.2: seed hidden in an open round"
             );
         }
-        assert_eq!(
-            projected.kind(),
-            event.kind(),
-            "a projection keeps the event's kind"
+        // The one exception: to a bystander a void card swap looks like any card swap, so
+        // that it does not tell him the named card is a joker (R8).
+        let bystander_of_void = matches!(
+            (event, viewer),
+            (Event::CardSwapVoid { seat, with: Some(with), .. }, Viewer::Seat { seat: v })
+                if v != *seat && v != *with
+        ) || matches!(
+            (event, viewer),
+            (Event::CardSwapVoid { with: Some(_), .. }, Viewer::Spectator)
         );
+        if bystander_of_void {
+            assert_eq!(
+                projected.kind(),
+                "cards_swapped",
+                "R8: a void swap looks like a swap"
+            );
+            assert_eq!(
+                projected.action(),
+                event.action(),
+                "the choice stays public"
+            );
+        } else {
+            assert_eq!(
+                projected.kind(),
+                event.kind(),
+                "a projection keeps the event's kind"
+            );
+        }
         assert_eq!(
             &event.for_viewer(viewer, true),
             event,
