@@ -35,12 +35,23 @@ use crate::{error::Problem, http};
         http::accounts::create_guest,
         http::accounts::me,
         http::accounts::upgrade,
+        http::lobby::create_game,
+        http::lobby::list_games,
+        http::lobby::join_game,
+        http::lobby::join_by_code,
+        http::lobby::leave_game,
+        http::lobby::my_games,
+        http::games::get_game,
+        http::games::post_action,
+        http::games::list_events,
     ),
     components(schemas(Problem)),
     modifiers(&Platform),
     tags(
         (name = "accounts", description = "Accounts, guests and tokens"),
+        (name = "lobby", description = "Creating, joining and leaving games; the lobby and the inbox"),
         (name = "ops", description = "Health, readiness and metrics"),
+        (name = "play", description = "A game as the caller sees it, actions and the event log"),
     )
 )]
 struct ApiDoc;

@@ -7,7 +7,8 @@
 
 use racko_rules::{Event, Options, Seat, Viewer};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::openapi::{schema::Schema, OneOfBuilder, Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -20,8 +21,8 @@ pub struct SeatedPlayer {
     pub username: String,
 }
 
-/// One entry of a game's log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// One entry of a game's log. (Its OpenAPI schema is written out below.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LogEvent {
     /// The game was set up; the rules version it is played under (R9.2: a replay needs it).
@@ -49,6 +50,58 @@ pub enum LogEvent {
     /// A fact of play from the rules (its own `type` tag).
     #[serde(untagged)]
     Play(Event),
+}
+
+/// Schema only: `LogEvent`'s lobby facts as they serialize. utoipa cannot describe a tagged
+/// enum with an untagged variant, so `LogEvent`'s schema is this one plus the rules' `Event`;
+/// a test keeps the two enums serializing alike.
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[allow(dead_code)] // only its schema is used
+enum LobbyFact {
+    /// The game was set up; the rules version it is played under (R9.2: a replay needs it).
+    GameCreated {
+        options: Options,
+        rules_version: u32,
+        created_by: String,
+    },
+    PlayerJoined {
+        seat: Seat,
+        username: String,
+    },
+    PlayerLeft {
+        seat: Seat,
+        username: String,
+    },
+    /// The creator left the open game, which closes it for good.
+    GameCancelled {
+        by: String,
+    },
+    /// Every seat was taken; round 1 is dealt next.
+    GameStarted {
+        players: Vec<SeatedPlayer>,
+    },
+}
+
+impl PartialSchema for LogEvent {
+    fn schema() -> RefOr<Schema> {
+        let mut one_of = OneOfBuilder::new()
+            .description(Some("A lobby fact or a fact of play (the rules' `Event`)"));
+        if let RefOr::T(Schema::OneOf(lobby)) = LobbyFact::schema() {
+            for item in lobby.items {
+                one_of = one_of.item(item);
+            }
+        }
+        one_of.item(Ref::from_schema_name(Event::name())).into()
+    }
+}
+
+impl ToSchema for LogEvent {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        LobbyFact::schemas(schemas);
+        schemas.push((Event::name().into_owned(), Event::schema()));
+        Event::schemas(schemas);
+    }
 }
 
 impl LogEvent {
@@ -93,6 +146,59 @@ impl LogEvent {
 mod tests {
     use super::*;
     use racko_rules::{Card, Seed};
+
+    #[test]
+    fn the_schema_mirror_serializes_like_the_lobby_facts() {
+        let pairs = [
+            (
+                LogEvent::GameCreated {
+                    options: Options::default(),
+                    rules_version: 1,
+                    created_by: "ann".into(),
+                },
+                LobbyFact::GameCreated {
+                    options: Options::default(),
+                    rules_version: 1,
+                    created_by: "ann".into(),
+                },
+            ),
+            (
+                LogEvent::PlayerJoined {
+                    seat: 1,
+                    username: "bea".into(),
+                },
+                LobbyFact::PlayerJoined {
+                    seat: 1,
+                    username: "bea".into(),
+                },
+            ),
+            (
+                LogEvent::PlayerLeft {
+                    seat: 1,
+                    username: "bea".into(),
+                },
+                LobbyFact::PlayerLeft {
+                    seat: 1,
+                    username: "bea".into(),
+                },
+            ),
+            (
+                LogEvent::GameCancelled { by: "ann".into() },
+                LobbyFact::GameCancelled { by: "ann".into() },
+            ),
+            (
+                LogEvent::GameStarted { players: vec![] },
+                LobbyFact::GameStarted { players: vec![] },
+            ),
+        ];
+        for (event, mirror) in pairs {
+            let (a, b) = (serde_json::to_value(&event), serde_json::to_value(&mirror));
+            assert_eq!(a.expect("event"), b.expect("mirror"));
+        }
+        let schema = serde_json::to_value(LogEvent::schema()).expect("schema");
+        assert_eq!(schema["oneOf"].as_array().map(Vec::len), Some(6));
+        assert_eq!(schema["oneOf"][5]["$ref"], "#/components/schemas/Event");
+    }
 
     #[test]
     fn lobby_and_rules_events_round_trip_with_flat_tags() {
