@@ -79,11 +79,11 @@ async fn nobody_sees_another_rack_or_the_stock(app: TestApp) {
     let mut bobs: BTreeSet<u64> = set((2..=24).step_by(2));
     let mut stock: BTreeSet<u64> = set(26..=30);
 
-    let mut check = async |step: &str,
-                           anns: &BTreeSet<u64>,
-                           bobs: &BTreeSet<u64>,
-                           stock: &BTreeSet<u64>,
-                           extra: &[Value]| {
+    let check = async |step: &str,
+                       anns: &BTreeSet<u64>,
+                       bobs: &BTreeSet<u64>,
+                       stock: &BTreeSet<u64>,
+                       extra: &[Value]| {
         let for_bob: BTreeSet<u64> = anns.union(stock).copied().collect();
         let mut seen_by_bob = answers(&app, bob, id).await;
         seen_by_bob.extend(
