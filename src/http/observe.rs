@@ -69,7 +69,7 @@ pub async fn observe(
     let route = route.unwrap_or_else(|| "unmatched".to_string());
     let latency = started.elapsed();
     if let Some(m) = metrics {
-        m.http_request(method.as_str(), &route, status.as_u16(), latency);
+        m.http_request(method_label(&method), &route, status.as_u16(), latency);
     }
     // Orchestrator probes arrive every few seconds: successful ones only at debug level.
     let probe = matches!(route.as_str(), "/healthz" | "/readyz" | "/metrics");
@@ -82,6 +82,22 @@ pub async fn observe(
         }
     });
     result
+}
+
+/// The method as a metrics label: a client may send any method name, and each new label
+/// value would be a new time series, so unknown methods share one.
+fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
 }
 
 /// A client's id is kept when it is short and plain (so it cannot forge log lines).

@@ -15,9 +15,26 @@ impl From<Error> for StoreError {
                     None => StoreError::Internal(e.to_string()),
                 }
             }
+            Error::DatabaseError(_, info) if is_bad_client_value(info.message()) => {
+                StoreError::BadInput("invalid_value")
+            }
             _ => StoreError::Internal(e.to_string()),
         }
     }
+}
+
+/// Values a client can send that PostgreSQL refuses but that pass our own checks: a NUL
+/// character in a text (SQLSTATE 22021) or a time outside its range (22008). They are the
+/// client's fault, so they must not answer 500. Diesel gives the message, not the SQLSTATE.
+fn is_bad_client_value(message: &str) -> bool {
+    [
+        "invalid byte sequence for encoding",
+        "timestamp out of range",
+        "date/time field value out of range",
+        "date out of range",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
 }
 
 impl From<diesel::r2d2::PoolError> for StoreError {

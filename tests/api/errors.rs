@@ -27,6 +27,7 @@ both_stores!(
     wrong_method_is_405,
     request_ids_are_kept_or_made,
     bad_path_and_query_parameters_are_400,
+    nul_characters_are_never_a_server_error,
 );
 
 async fn malformed_json_is_400(app: TestApp) {
@@ -184,4 +185,21 @@ async fn bad_path_and_query_parameters_are_400(app: TestApp) {
             .await;
         assert_problem(res, StatusCode::BAD_REQUEST, "invalid_query").await;
     }
+}
+
+/// PostgreSQL refuses a NUL character in a text; that is the client's fault, never a 500.
+async fn nul_characters_are_never_a_server_error(app: TestApp) {
+    let login = json!({ "username": "a\u{0}b", "password": TEST_PASSWORD });
+    let res = app.post_json("/v1/sessions", None, &login).await;
+    let status = res.status();
+    assert!(
+        status == StatusCode::UNAUTHORIZED || status == StatusCode::BAD_REQUEST,
+        "status {status}"
+    );
+    let (token, _) = app.register("nul_tester").await;
+    let join = json!({ "invite_code": "A\u{0}B" });
+    let res = app.post_json("/v1/games/join", Some(&token), &join).await;
+    assert!(res.status().is_client_error(), "status {}", res.status());
+    let body: serde_json::Value = res.json().await.expect("problem body");
+    assert!(body["code"].is_string(), "{body}");
 }
