@@ -6,6 +6,7 @@
 
 pub mod accounts;
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod error;

@@ -38,6 +38,13 @@ enum Command {
     Migrate,
     /// Print the OpenAPI document (JSON) to stdout. Needs no database.
     Openapi,
+    /// Verify a game export file (GET /v1/games/{id}/export of a finished game): seeds,
+    /// decks, every action through the rules, scores and winners. Needs no server or database.
+    /// Exit code 0: verified; 1: a discrepancy (named); 2: the file cannot be verified.
+    Verify {
+        /// The export file (JSON).
+        file: std::path::PathBuf,
+    },
     /// Administration.
     Admin {
         #[command(subcommand)]
@@ -75,6 +82,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(cli.config).await,
         Command::Openapi => write_stdout(&openapi::openapi_json()),
+        Command::Verify { file } => std::process::exit(racko::audit::verify::run_cli(&file)),
         Command::Migrate => {
             let url = database_url(&cli.config);
             tokio::task::spawn_blocking(move || Store::migrate(&url)).await??;

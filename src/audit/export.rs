@@ -82,7 +82,13 @@ pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExpor
     let events = log
         .entries
         .iter()
-        .map(|e| projection.entry(e.seq, e.round, e.actor, e.at, &e.event))
+        .map(|e| {
+            let mut entry = projection.entry(e.seq, e.round, e.actor, e.at, &e.event);
+            // The kind of what the caller sees: a projection may show one kind as another
+            // (a void card swap is a card swap to a bystander).
+            entry.kind = entry.event.kind().to_string();
+            entry
+        })
         .collect();
     let players = record
         .seats

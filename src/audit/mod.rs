@@ -14,6 +14,7 @@
 
 mod deck;
 mod diff;
+mod explain;
 pub mod export;
 pub mod log;
 pub mod queries;

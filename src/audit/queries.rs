@@ -46,7 +46,8 @@ pub struct AuditEvent {
 pub struct AuditEventPage {
     /// Ordered by (at, game_id, seq).
     pub events: Vec<AuditEvent>,
-    /// Pass as `cursor` for the next page; absent on the last page.
+    /// Pass as `cursor` for the next page; absent on the last page. A page may hold fewer
+    /// events than `limit` (events R8 hides from a `kind` filter are left out).
     pub next_cursor: Option<String>,
 }
 
@@ -157,6 +158,12 @@ pub fn events(
             stored.created_at,
             &event,
         );
+        // The kind of what the admin sees; an event whose projection is of another kind than
+        // the one asked for would reveal its hidden kind by being listed.
+        let kind = entry.event.kind();
+        if query.kind.as_deref().is_some_and(|asked| asked != kind) {
+            continue;
+        }
         let actor = match stored.actor {
             Some(id) => account_of(store, &mut accounts, id)?,
             None => None,
@@ -165,7 +172,7 @@ pub fn events(
             game_id: stored.game_id,
             seq: entry.seq,
             round: entry.round,
-            kind: entry.kind,
+            kind: kind.to_string(),
             actor,
             actor_seat: entry.actor_seat,
             at: entry.at,

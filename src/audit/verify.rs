@@ -17,7 +17,6 @@ use uuid::Uuid;
 use super::deck::{check_deal, check_start_card, dealt_racks, derive_deck, RoundRecord};
 use super::diff::{difference_from, first_difference};
 use super::export::{note_round, GameExport, GameResult, EXPORT_FORMAT, EXPORT_FORMAT_VERSION};
-use super::replay::starts_step;
 use crate::service::LogEvent;
 
 /// Why an export does not verify.
@@ -387,90 +386,16 @@ fn replay_all(options: &Options, events: &[(i64, Event)]) -> Result<Game, Verify
     match replay(options, &plain) {
         Ok(game) => Ok(game),
         Err(e) => {
-            let named = explain(options, events, &plain, e.index);
+            let named = super::explain::explain(options, events, &plain, e.index);
             Err(discrepancy(named.unwrap_or_else(|| {
-                format!("{}: {}", describe(events, e.index), e.message)
+                format!(
+                    "{}: {}",
+                    super::explain::describe(events, e.index),
+                    e.message
+                )
             })))
         }
     }
-}
-
-fn describe(events: &[(i64, Event)], index: usize) -> String {
-    match events.get(index) {
-        Some((seq, event)) => format!("event seq {seq} ({})", event.kind()),
-        None => "the end of the log".to_string(),
-    }
-}
-
-/// Replays up to the step holding event `index`, runs that step again and compares what the
-/// rules give with what was recorded, field by field.
-fn explain(
-    options: &Options,
-    events: &[(i64, Event)],
-    plain: &[Event],
-    index: usize,
-) -> Option<String> {
-    let last = index.min(plain.len().checked_sub(1)?);
-    let start = (0..=last)
-        .rev()
-        .find(|i| starts_step(plain, *i))
-        .unwrap_or(0);
-    let mut game = replay(options, &plain[..start]).ok()?;
-    let input = (start..plain.len()).find(|i| is_input(&plain[*i]))?;
-    let produced = match &plain[input] {
-        Event::RoundStarted {
-            seed: Some(seed),
-            stacked,
-            ..
-        } => game.start_round_mut(&racko_rules::RoundDeal {
-            seed: *seed,
-            stacked: stacked.clone(),
-        }),
-        event => {
-            let (seat, action) = event.action()?;
-            game.apply_mut(seat, &action)
-        }
-    };
-    let produced = match produced {
-        Ok(produced) => produced,
-        Err(e) => {
-            return Some(format!(
-                "{}: the rules refuse this action ({}: {e})",
-                describe(events, input),
-                e.code()
-            ))
-        }
-    };
-    for (offset, expected) in produced.iter().enumerate() {
-        let at = start + offset;
-        match plain.get(at) {
-            Some(recorded) if recorded == expected => {}
-            Some(recorded) if recorded.kind() == expected.kind() => {
-                let what = first_difference(&json(recorded), &json(expected))?;
-                return Some(format!("{}: {what}", describe(events, at)));
-            }
-            Some(recorded) => {
-                return Some(format!(
-                    "{}: recorded {}, the rules give {} here",
-                    describe(events, at),
-                    recorded.kind(),
-                    expected.kind()
-                ))
-            }
-            None => {
-                return Some(format!(
-                    "the log ends at {}; the rules give {} next",
-                    describe(events, plain.len() - 1),
-                    expected.kind()
-                ))
-            }
-        }
-    }
-    None
-}
-
-fn is_input(event: &Event) -> bool {
-    matches!(event, Event::RoundStarted { .. }) || event.action().is_some()
 }
 
 /// The game must be over, with the document's totals and winners.

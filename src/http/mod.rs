@@ -5,6 +5,7 @@
 //! wrong method on a known path answers 405 (with `Allow`), not 404.
 
 pub mod accounts;
+pub mod audit;
 pub mod extract;
 pub mod games;
 pub mod lobby;
@@ -20,6 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     accounts::configure(cfg);
     games::configure(cfg);
     lobby::configure(cfg);
+    audit::configure(cfg);
     openapi::configure(cfg);
     cfg.default_service(web::to(observe::not_found));
 }
