@@ -215,7 +215,15 @@ pub(super) fn reply<T: Serialize>(
         Reply::Fresh(body) => with_etag(HttpResponse::build(status), version(&body)).json(body),
         Reply::Replayed { status, body } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            HttpResponse::build(status)
+            let mut builder = HttpResponse::build(status);
+            // The stored answer is a game view or an action answer holding one.
+            let version = body
+                .get("version")
+                .or_else(|| body.pointer("/view/version"));
+            if let Some(version) = version.and_then(serde_json::Value::as_i64) {
+                builder = with_etag(builder, version);
+            }
+            builder
                 .insert_header(("Idempotent-Replayed", "true"))
                 .json(body)
         }

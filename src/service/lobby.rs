@@ -225,12 +225,11 @@ pub fn join_by_code(
     code: &str,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ApiError> {
-    let code = random::normalize_invite_code(code);
+    let unknown = || ApiError::not_found("game_not_found", "no game has this invite code");
+    let code = random::normalize_invite_code(code).ok_or_else(unknown)?;
     // The lookup runs first so that a retry of a join whose game has started since still gets
     // its stored answer from `join`.
-    let game = store
-        .game_by_invite_code(&code)?
-        .ok_or_else(|| ApiError::not_found("game_not_found", "no game has this invite code"))?;
+    let game = store.game_by_invite_code(&code)?.ok_or_else(unknown)?;
     join(store, caller, game.id, key)
 }
 

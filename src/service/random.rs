@@ -40,9 +40,12 @@ pub fn invite_code() -> Result<String, ApiError> {
     Ok(code)
 }
 
-/// The canonical form of a code a person typed: trimmed, upper case.
-pub fn normalize_invite_code(code: &str) -> String {
-    code.trim().to_ascii_uppercase()
+/// The canonical form of a code a person typed (trimmed, upper case), or None when it cannot
+/// be a code at all (so that no odd text, e.g. a NUL byte, reaches the database).
+pub fn normalize_invite_code(code: &str) -> Option<String> {
+    let code = code.trim().to_ascii_uppercase();
+    let valid = code.len() == INVITE_CODE_LEN && code.bytes().all(|b| INVITE_ALPHABET.contains(&b));
+    valid.then_some(code)
 }
 
 #[cfg(test)]
@@ -56,6 +59,21 @@ mod tests {
             assert_eq!(code.len(), INVITE_CODE_LEN);
             assert!(code.bytes().all(|b| INVITE_ALPHABET.contains(&b)));
         }
+    }
+
+    #[test]
+    fn typed_codes_are_normalized_or_refused() {
+        assert_eq!(
+            normalize_invite_code(" abcd2345 ").as_deref(),
+            Some("ABCD2345")
+        );
+        assert_eq!(normalize_invite_code("ABCD234"), None);
+        assert_eq!(
+            normalize_invite_code("ABCD2340"),
+            None,
+            "0 is not in the alphabet"
+        );
+        assert_eq!(normalize_invite_code("ABCD234\0"), None);
     }
 
     #[test]

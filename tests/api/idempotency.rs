@@ -48,6 +48,9 @@ async fn a_retried_action_is_applied_once(app: TestApp) {
             .and_then(|v| v.to_str().ok()),
         Some("true")
     );
+    let etag = again.headers().get("etag").and_then(|v| v.to_str().ok());
+    let expected = format!("\"{}\"", first["view"]["version"]);
+    assert_eq!(etag, Some(expected.as_str()));
     assert_eq!(json_body(again, StatusCode::OK).await, first);
 
     assert_eq!(count_events(&app, bob.token(), &id, "drew").await, 1);

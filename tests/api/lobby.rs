@@ -165,14 +165,11 @@ async fn joining_is_refused_when_it_cannot_seat_you(app: TestApp) {
         "game_not_found",
     )
     .await;
-    let res = app
-        .post_json(
-            "/v1/games/join",
-            bob.token(),
-            &json!({ "invite_code": "ZZZZZZZZ" }),
-        )
-        .await;
-    assert_problem(res, StatusCode::NOT_FOUND, "game_not_found").await;
+    for code in ["ZZZZZZZZ", "\u{0}", "", "toolongforacode"] {
+        let body = json!({ "invite_code": code });
+        let res = app.post_json("/v1/games/join", bob.token(), &body).await;
+        assert_problem(res, StatusCode::NOT_FOUND, "game_not_found").await;
+    }
     let res = app
         .post_json("/v1/games/join", bob.token(), &json!({}))
         .await;
