@@ -115,16 +115,15 @@ fn insert_with_fresh_code(
     game: &mut NewGame,
     events: &[NewEvent],
 ) -> Result<GameRecord, ApiError> {
-    let mut last = None;
     for _ in 0..INVITE_CODE_TRIES {
         game.invite_code = random::invite_code()?;
         match store.insert_game(game, events) {
-            Err(StoreError::Conflict("invite_code_taken")) => last = Some("invite_code_taken"),
+            Err(StoreError::Conflict("invite_code_taken")) => continue,
             other => return Ok(other?),
         }
     }
     Err(ApiError::internal(format!(
-        "no free invite code after {INVITE_CODE_TRIES} tries ({last:?})"
+        "no free invite code after {INVITE_CODE_TRIES} tries"
     )))
 }
 
