@@ -211,9 +211,7 @@ pub fn join(
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ApiError> {
     once(store, caller.id, key, || {
-        store
-            .update_game(id, |record| join_change(record, caller, key))
-            .map_err(renamed_not_found)
+        unless_stale(|| store.update_game(id, |record| join_change(record, caller, key)))
     })
 }
 
@@ -329,10 +327,21 @@ pub fn leave(
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ApiError> {
     once(store, caller.id, key, || {
-        store
-            .update_game(id, |record| leave_change(record, caller, key))
-            .map_err(renamed_not_found)
+        unless_stale(|| store.update_game(id, |record| leave_change(record, caller, key)))
     })
+}
+
+/// Lobby changes do not depend on a version the client saw, so losing the store's
+/// compare-and-set to another writer only means deciding again on the newer game.
+fn unless_stale<T>(mut write: impl FnMut() -> Result<T, ApiError>) -> Result<T, ApiError> {
+    const TRIES: usize = 3;
+    let mut tries = 1;
+    loop {
+        match write().map_err(renamed_not_found) {
+            Err(e) if e.code == "stale_version" && tries < TRIES => tries += 1,
+            other => return other,
+        }
+    }
 }
 
 fn leave_change(
