@@ -24,11 +24,7 @@ use crate::{
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/v1/games/{id}/replay").route(web::get().to(replay_game)))
         .service(web::resource("/v1/games/{id}/export").route(web::get().to(export_game)))
-        .service(
-            web::resource("/v1/games/{id}/verify")
-                .route(web::get().to(verify_game))
-                .route(web::post().to(verify_game)),
-        )
+        .service(web::resource("/v1/games/{id}/verify").route(web::get().to(verify_game)))
         .service(web::resource("/v1/admin/events").route(web::get().to(admin_events)))
         .service(
             web::resource("/v1/admin/players/{player}/games").route(web::get().to(admin_history)),
