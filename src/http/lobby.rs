@@ -13,7 +13,8 @@ use crate::{
     error::ApiError,
     service::{
         self,
-        lobby::{CreateGame, GamePage, JoinByCode, MyGames},
+        lists::{GamePage, MyGames},
+        lobby::{CreateGame, JoinByCode},
         GameView,
     },
     store::GameStatus,
@@ -190,7 +191,7 @@ pub async fn list_games(
         ListStatus::Finished => GameStatus::Finished,
     };
     let page = state
-        .db(move |store| service::lobby::list(store, &caller, status, query.cursor, query.limit))
+        .db(move |store| service::lists::list(store, &caller, status, query.cursor, query.limit))
         .await?;
     Ok(web::Json(page))
 }
@@ -222,7 +223,7 @@ pub async fn my_games(
     let filter = query.filter.unwrap_or(MyGames::All);
     let page = state
         .db(move |store| {
-            service::lobby::list_mine(store, &caller, filter, query.cursor, query.limit)
+            service::lists::list_mine(store, &caller, filter, query.cursor, query.limit)
         })
         .await?;
     Ok(web::Json(page))

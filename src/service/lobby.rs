@@ -1,4 +1,4 @@
-//! Setting up games: create, join (by id or invite code), leave, and the lists.
+//! Setting up games: create, join (by id or invite code), leave.
 //!
 //! Leaving is possible only before the game starts. A player who leaves frees his seat; the
 //! creator leaving cancels the game (it was set up with his options and waits on his invite),
@@ -14,17 +14,15 @@ use uuid::Uuid;
 use super::idempotency::{once, IdempotencyKey, Reply};
 use super::log::SeatedPlayer;
 use super::round::{deal_next, seats_awaiting};
-use super::view::{GameSummary, GameView, PublicStatus};
-use super::{game_error, game_not_found, random, seat_of, Caller, LogEvent};
+use super::view::{GameView, PublicStatus};
+use super::{game_not_found, random, seat_of, Caller, LogEvent};
 use crate::error::ApiError;
 use crate::store::{
-    GameChange, GameQuery, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
+    GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
 };
 
 /// Invite codes are random; a clash is rare, a few tries are plenty.
 const INVITE_CODE_TRIES: usize = 5;
-pub const DEFAULT_PAGE: i64 = 20;
-pub const MAX_PAGE: i64 = 100;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -40,14 +38,6 @@ pub struct CreateGame {
 #[serde(deny_unknown_fields)]
 pub struct JoinByCode {
     pub invite_code: String,
-}
-
-/// A page of games.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct GamePage {
-    pub games: Vec<GameSummary>,
-    /// Pass as `cursor` for the next page; absent on the last page.
-    pub next_cursor: Option<String>,
 }
 
 /// Creates a game; the creator takes seat 0. `test_mode`: the server allows stacked decks.
@@ -399,81 +389,5 @@ pub(crate) fn renamed_not_found(e: ApiError) -> ApiError {
         game_not_found()
     } else {
         e
-    }
-}
-
-/// The open lobby (or active/finished games to watch), newest activity first.
-pub fn list(
-    store: &Store,
-    caller: &Caller,
-    status: GameStatus,
-    cursor: Option<String>,
-    limit: Option<i64>,
-) -> Result<GamePage, ApiError> {
-    let query = GameQuery {
-        status: Some(status),
-        limit: page_limit(limit)?,
-        cursor,
-        ..GameQuery::default()
-    };
-    page(store, caller, &query)
-}
-
-/// Which of the caller's games to list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MyGames {
-    /// Games waiting for the caller to act: the play-by-mail inbox.
-    MyTurn,
-    Open,
-    Active,
-    Finished,
-    All,
-}
-
-pub fn list_mine(
-    store: &Store,
-    caller: &Caller,
-    filter: MyGames,
-    cursor: Option<String>,
-    limit: Option<i64>,
-) -> Result<GamePage, ApiError> {
-    let status = match filter {
-        MyGames::MyTurn | MyGames::Active => Some(GameStatus::Active),
-        MyGames::Open => Some(GameStatus::Open),
-        MyGames::Finished => Some(GameStatus::Finished),
-        MyGames::All => None,
-    };
-    let query = GameQuery {
-        player: Some(caller.id),
-        status,
-        awaiting_player: filter == MyGames::MyTurn,
-        limit: page_limit(limit)?,
-        cursor,
-    };
-    page(store, caller, &query)
-}
-
-fn page(store: &Store, caller: &Caller, query: &GameQuery) -> Result<GamePage, ApiError> {
-    let page = store.list_games(query).map_err(game_error)?;
-    Ok(GamePage {
-        games: page
-            .games
-            .iter()
-            .map(|game| GameSummary::of(game, caller.id))
-            .collect(),
-        next_cursor: page.next_cursor,
-    })
-}
-
-fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
-    let limit = limit.unwrap_or(DEFAULT_PAGE);
-    if (1..=MAX_PAGE).contains(&limit) {
-        Ok(limit)
-    } else {
-        Err(ApiError::bad_request(
-            "invalid_limit",
-            format!("limit must be 1..={MAX_PAGE}"),
-        ))
     }
 }

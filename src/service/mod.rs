@@ -7,6 +7,7 @@
 
 pub mod events;
 pub mod idempotency;
+pub mod lists;
 pub mod lobby;
 pub mod log;
 pub mod play;

@@ -67,7 +67,16 @@ async fn a_full_table_starts_with_round_one_dealt(app: TestApp) {
         .try_into()
         .ok()
         .expect("three");
-    let game = create(&app, &ann, &three_players()).await;
+    // A stacked deck with a number for a start card, so that seat 1 surely begins (R2.4).
+    let small = deck(40, 1, 1, 1, 1);
+    let racks = [
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+        [13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24],
+        [25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36],
+    ];
+    let round = stacked(&small, &racks, 1, &[n(37)]);
+    let body = json!({ "options": { "players": 3, "deck": small }, "stacked": [round] });
+    let game = create(&app, &ann, &body).await;
     let id = game["id"].as_str().expect("id");
     let code = game["invite_code"].as_str().expect("code").to_lowercase();
 

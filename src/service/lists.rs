@@ -1,0 +1,97 @@
+//! The lists: the open lobby (or games to watch) and the caller's own games, the
+//! play-by-mail inbox. Entries carry no cards, so no list can show a hidden one.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::view::GameSummary;
+use super::{game_error, Caller};
+use crate::error::ApiError;
+use crate::store::{GameQuery, GameStatus, Store};
+
+pub const DEFAULT_PAGE: i64 = 20;
+pub const MAX_PAGE: i64 = 100;
+
+/// A page of games.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GamePage {
+    pub games: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The open lobby (or active/finished games to watch), newest activity first.
+pub fn list(
+    store: &Store,
+    caller: &Caller,
+    status: GameStatus,
+    cursor: Option<String>,
+    limit: Option<i64>,
+) -> Result<GamePage, ApiError> {
+    let query = GameQuery {
+        status: Some(status),
+        limit: page_limit(limit)?,
+        cursor,
+        ..GameQuery::default()
+    };
+    page(store, caller, &query)
+}
+
+/// Which of the caller's games to list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MyGames {
+    /// Games waiting for the caller to act: the play-by-mail inbox.
+    MyTurn,
+    Open,
+    Active,
+    Finished,
+    All,
+}
+
+pub fn list_mine(
+    store: &Store,
+    caller: &Caller,
+    filter: MyGames,
+    cursor: Option<String>,
+    limit: Option<i64>,
+) -> Result<GamePage, ApiError> {
+    let status = match filter {
+        MyGames::MyTurn | MyGames::Active => Some(GameStatus::Active),
+        MyGames::Open => Some(GameStatus::Open),
+        MyGames::Finished => Some(GameStatus::Finished),
+        MyGames::All => None,
+    };
+    let query = GameQuery {
+        player: Some(caller.id),
+        status,
+        awaiting_player: filter == MyGames::MyTurn,
+        limit: page_limit(limit)?,
+        cursor,
+    };
+    page(store, caller, &query)
+}
+
+fn page(store: &Store, caller: &Caller, query: &GameQuery) -> Result<GamePage, ApiError> {
+    let page = store.list_games(query).map_err(game_error)?;
+    Ok(GamePage {
+        games: page
+            .games
+            .iter()
+            .map(|game| GameSummary::of(game, caller.id))
+            .collect(),
+        next_cursor: page.next_cursor,
+    })
+}
+
+fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_PAGE);
+    if (1..=MAX_PAGE).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be 1..={MAX_PAGE}"),
+        ))
+    }
+}
