@@ -14,7 +14,8 @@ fn n(value: u16) -> Card {
 }
 
 /// Round 1 (dealer 0, start seat 1) exercises a take, a skip, a discard, a card swap, a rack
-/// swap, a placed draw and a Racko call; round 2 ends the game (target 100).
+/// swap, a placed draw and a Racko call; round 2 a card swap that names a joker (void) and the
+/// end of the game (target 100).
 fn decks() -> Vec<racko_rules::StackedDeck> {
     let ann1 = [1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 4];
     let bob1 = [2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 3];
@@ -28,7 +29,7 @@ fn decks() -> Vec<racko_rules::StackedDeck> {
     ];
     let ann2 = [1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 45];
     let bob2 = [2, 6, 3, 14, 18, 22, 26, 30, 34, 38, 42, 47];
-    let top2 = [n(10), n(46), Card::Joker];
+    let top2 = [n(10), n(46), Card::Joker, Card::CardSwap, n(48)];
     vec![deck([ann1, bob1], 1, &top1), deck([ann2, bob2], 0, &top2)]
 }
 
@@ -95,8 +96,19 @@ fn assert_export_hides(doc: &Value, seat: Option<usize>) {
         !doc["rounds"][0]["seed"].is_null(),
         "round 1's seed is revealed"
     );
-    for e in doc["events"].as_array().expect("events") {
+    let events = doc["events"].as_array().expect("events");
+    // A void card swap is a fact only for the two seats in it (R8): a bystander sees a swap.
+    let voids = events
+        .iter()
+        .filter(|e| e["kind"] == "card_swap_void")
+        .count();
+    assert_eq!(voids, usize::from(seat.is_some()), "void card swaps seen");
+    for e in events {
         let (event, round) = (&e["event"], e["round"].as_u64());
+        assert_eq!(
+            e["kind"], event["type"],
+            "the kind is the projected event's"
+        );
         let mine = |s: &Value| seat.is_some_and(|me| s.as_u64() == Some(me as u64));
         match (event["type"].as_str(), round) {
             (Some("dealt"), Some(1)) => assert!(event["racks"]
@@ -168,6 +180,10 @@ both_stores! {
             (&ann, json!({"type": "place_drawn", "slot": 60})),
             (&bob, json!({"type": "draw"})),
             (&bob, json!({"type": "place_drawn", "slot": 5})),
+            (&ann, json!({"type": "draw"})),
+            (&ann, json!({"type": "swap_card", "with": 1, "their_slot": 5, "my_slot": 5})),
+            (&bob, json!({"type": "draw"})),
+            (&bob, json!({"type": "discard_drawn"})),
         ];
         for (who, action) in round2 {
             act(&app, who, &id, action).await;
