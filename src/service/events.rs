@@ -59,13 +59,16 @@ impl<'a> Projection<'a> {
         event: &LogEvent,
     ) -> EventEntry {
         let round_closed = self.game.state.round_closed(round);
+        let event = event.for_viewer(self.viewer, round_closed);
         EventEntry {
             seq,
             round,
+            // The kind of the projection, not of the stored event: a void card swap is shown
+            // to bystanders as a card swap (R8), and its kind must not tell them otherwise.
             kind: event.kind().to_string(),
             actor_seat: actor.and_then(|account| seat_of(self.game, account)),
             at,
-            event: event.for_viewer(self.viewer, round_closed),
+            event,
         }
     }
 

@@ -193,6 +193,14 @@ both_stores! {
         for (seat, who) in [(Some(0), &ann), (Some(1), &bob), (None, &carl)] {
             let doc = get(&app, who, &format!("/v1/games/{id}/export")).await;
             assert_export_hides(&doc, seat);
+            // The event log labels each entry by its projection too (R8).
+            let log = get(&app, who, &format!("/v1/games/{id}/events?after=0&limit=500")).await;
+            let entries = log["events"].as_array().expect("events");
+            let voids = entries.iter().filter(|e| e["kind"] == "card_swap_void").count();
+            assert_eq!(voids, usize::from(seat.is_some()), "void card swaps in the log");
+            for e in entries {
+                assert_eq!(e["kind"], e["event"]["type"], "the kind is the projected event's");
+            }
         }
         let res = app.get(&format!("/v1/games/{id}/verify"), Some(&ann.token)).await;
         assert_problem(res, StatusCode::CONFLICT, "game_not_finished").await;
