@@ -48,6 +48,7 @@ pub fn create(
     request: &CreateGame,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ApiError> {
+    let caller = &current(store, caller)?;
     if request.stacked.is_some() && !test_mode {
         return Err(ApiError::forbidden(
             "test_mode_disabled",
@@ -200,6 +201,7 @@ pub fn join(
     id: Uuid,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ApiError> {
+    let caller = &current(store, caller)?;
     once(store, caller.id, key, || {
         unless_stale(|| store.update_game(id, |record| join_change(record, caller, key)))
     })
@@ -316,8 +318,21 @@ pub fn leave(
     id: Uuid,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ApiError> {
+    let caller = &current(store, caller)?;
     once(store, caller.id, key, || {
         unless_stale(|| store.update_game(id, |record| leave_change(record, caller, key)))
+    })
+}
+
+/// The caller under his name as the store has it now. A token keeps the name it was issued
+/// with, and a guest may have registered under a new name since: his seat takes the new one.
+fn current(store: &Store, caller: &Caller) -> Result<Caller, ApiError> {
+    let account = store
+        .account(caller.id)?
+        .ok_or_else(|| ApiError::unauthorized("the account of this token no longer exists"))?;
+    Ok(Caller {
+        id: caller.id,
+        username: account.username,
     })
 }
 

@@ -16,6 +16,7 @@ both_stores!(
     stacked_decks_need_test_mode,
     lists_page_through_the_lobby_and_the_inbox,
     the_lobby_needs_a_signed_in_user,
+    a_registered_guest_sits_under_his_new_name,
 );
 
 fn three_players() -> Value {
@@ -479,4 +480,19 @@ async fn the_lobby_needs_a_signed_in_user(app: TestApp) {
     ] {
         assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
     }
+}
+
+/// A token keeps the name it was issued with; a seat takes the name the account has now.
+async fn a_registered_guest_sits_under_his_new_name(app: TestApp) {
+    let (old_token, _) = app.guest().await;
+    let upgrade = json!({ "username": "gina", "password": "correct horse battery" });
+    let res = app
+        .post_json("/v1/accounts/me/upgrade", Some(&old_token), &upgrade)
+        .await;
+    json_body(res, StatusCode::OK).await;
+    let res = app
+        .post_json("/v1/games", Some(&old_token), &three_players())
+        .await;
+    let game = json_body(res, StatusCode::CREATED).await;
+    assert_eq!(game["players"][0]["username"], "gina");
 }
