@@ -2,11 +2,14 @@
 FROM rust:1.95-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY Cargo.toml Cargo.lock ./
+COPY Cargo.toml Cargo.lock build.rs ./
 COPY rules rules
 COPY src src
 COPY migrations migrations
 COPY openapi openapi
+# Declared in Cargo.toml, so they must exist for the manifest to load.
+COPY benches benches
+COPY examples examples
 RUN cargo build --release --locked --bin racko
 
 # Run stage: a small image with the binary and libpq only.
