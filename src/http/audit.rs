@@ -34,7 +34,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[derive(Debug, Deserialize, Serialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ReplayQuery {
-    /// The state after this event (0: before the first); default the last event.
+    /// The state after this event (0: before the first); default the last event. At most
+    /// the game's last seq (else 400 `invalid_seq`).
+    #[param(minimum = 0)]
     pub seq: Option<i64>,
 }
 
@@ -170,6 +172,7 @@ pub struct AdminEventsQuery {
     /// Before this time (RFC 3339).
     pub to: Option<DateTime<Utc>>,
     /// 1..=500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// From the previous page's `next_cursor`.
     pub cursor: Option<String>,
@@ -211,6 +214,7 @@ pub async fn admin_events(
 #[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     /// 1..=100, default 100.
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// From the previous page's `next_cursor`.
     pub cursor: Option<String>,

@@ -57,8 +57,12 @@ pub async fn get_game(
 #[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "play",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-Match" = Option<String>, Header, description = "The version seen, as its ETag (unless the body has `version`)"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Retry safely: the same key returns the first answer"),
+        ("If-Match" = Option<String>, Header,
+            description = "The version seen, as its ETag: `\"7\"`, `W/\"7\"` or a bare `7` (surrounding blanks are ignored). Optional when the body has `version`; when both are sent they must agree (else 400 `version_mismatch`).",
+            pattern = r#"^(W/)?("[0-9]{1,18}"|[0-9]{1,18})$"#),
+        ("Idempotency-Key" = Option<String>, Header,
+            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
+            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
     ),
     request_body = ActionRequest,
     security(("bearer" = [])),
@@ -104,8 +108,10 @@ pub async fn post_action(
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// Events with a seq above this (default 0: from the start).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// 1..=500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 

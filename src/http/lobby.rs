@@ -38,7 +38,9 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
 
 /// Create a game; the caller takes seat 0. `stacked` decks only on a server in test mode.
 #[utoipa::path(post, path = "/v1/games", tag = "lobby", request_body = CreateGame,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Retry safely: the same key returns the first answer")),
+    params(("Idempotency-Key" = Option<String>, Header,
+            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
+            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
     security(("bearer" = [])),
     responses(
         (status = 201, description = "Created; the caller sits at seat 0", body = GameView),
@@ -68,11 +70,14 @@ pub async fn create_game(
 #[utoipa::path(post, path = "/v1/games/{id}/join", tag = "lobby",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Retry safely"),
+        ("Idempotency-Key" = Option<String>, Header,
+            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
+            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
     ),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Seated", body = GameView),
+        (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
         (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`"),
@@ -94,10 +99,13 @@ pub async fn join_game(
 
 /// Join a game by the invite code a player passed on (case does not matter).
 #[utoipa::path(post, path = "/v1/games/join", tag = "lobby", request_body = JoinByCode,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Retry safely")),
+    params(("Idempotency-Key" = Option<String>, Header,
+            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
+            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Seated", body = GameView),
+        (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
         (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`"),
@@ -123,11 +131,14 @@ pub async fn join_by_code(
 #[utoipa::path(post, path = "/v1/games/{id}/leave", tag = "lobby",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Retry safely"),
+        ("Idempotency-Key" = Option<String>, Header,
+            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
+            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
     ),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Left (status `cancelled` when the creator left)", body = GameView),
+        (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
         (status = 403, description = "`not_a_player`"),
         (status = 404, description = "`game_not_found`"),
@@ -168,6 +179,7 @@ pub struct ListQuery {
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// 1..=100, default 20.
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }
 
@@ -203,6 +215,7 @@ pub struct MyGamesQuery {
     pub filter: Option<MyGames>,
     pub cursor: Option<String>,
     /// 1..=100, default 20.
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }
 

@@ -10,8 +10,9 @@ use std::sync::LazyLock;
 use actix_web::{web, HttpResponse};
 use utoipa::{
     openapi::{
+        schema::AdditionalProperties,
         security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
-        Content, PathItem, Ref, RefOr, Response,
+        Content, PathItem, Ref, RefOr, Response, Schema,
     },
     Modify, OpenApi,
 };
@@ -100,12 +101,27 @@ async fn docs_redirect() -> HttpResponse {
 
 const PROBLEM_JSON: &str = "application/problem+json";
 
-/// Adds the bearer scheme and the Problem body on every error answer of every operation.
+/// Tagged enums whose every variant refuses unknown fields (serde `deny_unknown_fields`);
+/// utoipa does not say so for an enum's variants, so [`Platform`] does.
+const CLOSED_ONE_OFS: &[&str] = &["Action"];
+
+/// Adds the bearer scheme and the Problem body on every error answer of every operation, and
+/// closes the variants of [`CLOSED_ONE_OFS`].
 struct Platform;
 
 impl Modify for Platform {
     fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
         let components = api.components.get_or_insert_with(Default::default);
+        for name in CLOSED_ONE_OFS {
+            if let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut(*name) {
+                for variant in &mut one_of.items {
+                    if let RefOr::T(Schema::Object(object)) = variant {
+                        object.additional_properties =
+                            Some(Box::new(AdditionalProperties::FreeForm(false)));
+                    }
+                }
+            }
+        }
         components.add_security_scheme(
             "bearer",
             SecurityScheme::Http(
@@ -189,5 +205,17 @@ mod tests {
             }
         }
         assert!(json["components"]["securitySchemes"]["bearer"].is_object());
+    }
+
+    #[test]
+    fn action_variants_refuse_unknown_fields() {
+        let json = serde_json::to_value(openapi()).expect("json");
+        let variants = json["components"]["schemas"]["Action"]["oneOf"]
+            .as_array()
+            .expect("Action is a oneOf");
+        assert!(!variants.is_empty());
+        for variant in variants {
+            assert_eq!(variant["additionalProperties"], false, "{variant}");
+        }
     }
 }
