@@ -174,7 +174,11 @@ pub struct AdminEventsQuery {
     /// 1..=500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-    /// From the previous page's `next_cursor`.
+    /// From the previous page's `next_cursor` (opaque: lowercase hex as the server issues
+    /// it; anything else is 400 `invalid_cursor`).
+    #[param(
+        pattern = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}3a(2d)?(3[0-9]){1,18}$"
+    )]
     pub cursor: Option<String>,
 }
 
@@ -216,7 +220,11 @@ pub struct HistoryQuery {
     /// 1..=100, default 100.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
-    /// From the previous page's `next_cursor`.
+    /// From the previous page's `next_cursor` (opaque: lowercase hex as the server issues
+    /// it; anything else is 400 `invalid_cursor`).
+    #[param(
+        pattern = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}3a(2d)?(3[0-9]){1,18}$"
+    )]
     pub cursor: Option<String>,
 }
 

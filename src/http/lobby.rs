@@ -40,7 +40,7 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
 #[utoipa::path(post, path = "/v1/games", tag = "lobby", request_body = CreateGame,
     params(("Idempotency-Key" = Option<String>, Header,
             description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
+            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
     security(("bearer" = [])),
     responses(
         (status = 201, description = "Created; the caller sits at seat 0", body = GameView),
@@ -72,7 +72,7 @@ pub async fn create_game(
         ("id" = Uuid, Path, description = "The game"),
         ("Idempotency-Key" = Option<String>, Header,
             description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
+            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
     ),
     security(("bearer" = [])),
     responses(
@@ -101,7 +101,7 @@ pub async fn join_game(
 #[utoipa::path(post, path = "/v1/games/join", tag = "lobby", request_body = JoinByCode,
     params(("Idempotency-Key" = Option<String>, Header,
             description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
+            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Seated", body = GameView),
@@ -133,7 +133,7 @@ pub async fn join_by_code(
         ("id" = Uuid, Path, description = "The game"),
         ("Idempotency-Key" = Option<String>, Header,
             description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
+            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
     ),
     security(("bearer" = [])),
     responses(
@@ -176,7 +176,11 @@ pub enum ListStatus {
 pub struct ListQuery {
     /// Default `open`.
     pub status: Option<ListStatus>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page (opaque: lowercase hex as the server issues it;
+    /// anything else is 400 `invalid_cursor`).
+    #[param(
+        pattern = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}$"
+    )]
     pub cursor: Option<String>,
     /// 1..=100, default 20.
     #[param(minimum = 1, maximum = 100)]
@@ -213,6 +217,11 @@ pub async fn list_games(
 pub struct MyGamesQuery {
     /// Default `all`; `my_turn` is the inbox of games waiting for the caller.
     pub filter: Option<MyGames>,
+    /// `next_cursor` of the previous page (opaque: lowercase hex as the server issues it;
+    /// anything else is 400 `invalid_cursor`).
+    #[param(
+        pattern = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}$"
+    )]
     pub cursor: Option<String>,
     /// 1..=100, default 20.
     #[param(minimum = 1, maximum = 100)]
