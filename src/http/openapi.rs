@@ -105,13 +105,22 @@ const PROBLEM_JSON: &str = "application/problem+json";
 /// utoipa does not say so for an enum's variants, so [`Platform`] does.
 const CLOSED_ONE_OFS: &[&str] = &["Action"];
 
-/// Adds the bearer scheme and the Problem body on every error answer of every operation, and
-/// closes the variants of [`CLOSED_ONE_OFS`].
+/// Integer components whose Rust type is narrower than utoipa says (it gives `u8` and `u16`
+/// only `minimum: 0`): a larger value is refused by the JSON parser (422 `invalid_body`).
+const INTEGER_MAXIMA: &[(&str, u64)] = &[("u8", u8::MAX as u64), ("Slot", u16::MAX as u64)];
+
+/// Adds the bearer scheme and the Problem body on every error answer of every operation,
+/// closes the variants of [`CLOSED_ONE_OFS`] and bounds the [`INTEGER_MAXIMA`].
 struct Platform;
 
 impl Modify for Platform {
     fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
         let components = api.components.get_or_insert_with(Default::default);
+        for (name, maximum) in INTEGER_MAXIMA {
+            if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(*name) {
+                object.maximum = Some(utoipa::Number::UInt(*maximum as usize));
+            }
+        }
         for name in CLOSED_ONE_OFS {
             if let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut(*name) {
                 for variant in &mut one_of.items {
@@ -205,6 +214,14 @@ mod tests {
             }
         }
         assert!(json["components"]["securitySchemes"]["bearer"].is_object());
+    }
+
+    #[test]
+    fn narrow_integers_are_bounded() {
+        let json = serde_json::to_value(openapi()).expect("json");
+        let schemas = &json["components"]["schemas"];
+        assert_eq!(schemas["u8"]["maximum"], 255);
+        assert_eq!(schemas["Slot"]["maximum"], 65535);
     }
 
     #[test]
