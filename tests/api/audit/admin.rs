@@ -3,7 +3,9 @@
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use super::{account, act, admin, get, stacked_game, Who};
+use racko_rules::Card;
+
+use super::{account, act, admin, deck, get, stacked_game, Who};
 use crate::common::app::{assert_problem, TestApp};
 
 /// Every page of `path` (which has a `?`), following `next_cursor`; (events, pages).
@@ -48,7 +50,14 @@ both_stores! {
             account(&app, "bob").await,
             account(&app, "carl").await,
         );
-        let first = stacked_game(&app, &ann, &bob, 500, &[]).await;
+        // Stacked, so that bob's first turn is a plain draw (a random start card may be an
+        // event card that he must carry out first).
+        let racks = [
+            [1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 4],
+            [2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 3],
+        ];
+        let plain = [Card::Number { value: 47 }, Card::Number { value: 48 }];
+        let first = stacked_game(&app, &ann, &bob, 500, &[deck(racks, 1, &plain)]).await;
         act(&app, &bob, &first, json!({"type": "draw"})).await;
         let second = stacked_game(&app, &bob, &carl, 500, &[]).await;
 
