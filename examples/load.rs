@@ -8,11 +8,13 @@
 //! ```
 //!
 //! Each game has two guest players; every action is decided from the caller's own view
-//! (its legal actions), exactly as a client would, by a simple policy: keep each slot to its
-//! band of numbers, call Racko when possible.
+//! (its legal actions), exactly as a client would, by the sample player of
+//! `racko::audit::sample` (keep each slot to its band of numbers, call Racko when possible).
 
 use std::time::{Duration, Instant};
 
+use racko::audit::sample;
+use racko_rules::View;
 use serde_json::{json, Value};
 
 struct Args {
@@ -125,7 +127,9 @@ async fn play(client: &Client, max_actions: usize) -> Result<Vec<Duration>> {
         if view["status"] != "active" {
             break;
         }
-        let Some(action) = choose(&view["table"]) else {
+        let table: View =
+            serde_json::from_value(view["table"].clone()).map_err(|e| e.to_string())?;
+        let Some(action) = sample::choose(&table) else {
             // Not this seat's move: look from the other seat.
             seat = 1 - seat;
             continue;
@@ -146,78 +150,6 @@ async fn play(client: &Client, max_actions: usize) -> Result<Vec<Duration>> {
         }
     }
     Ok(latencies)
-}
-
-fn value_of(card: &Value) -> Option<u64> {
-    (card["kind"] == "number")
-        .then(|| card["value"].as_u64())
-        .flatten()
-}
-
-/// The slot index 0..12 where `value` belongs on a rack of numbers 1..=max.
-fn band(value: u64, max: u64) -> usize {
-    (((value.saturating_sub(1)) * 12) / max.max(1)).min(11) as usize
-}
-
-fn choose(table: &Value) -> Option<Value> {
-    let legal = table["legal_actions"].as_array()?;
-    if legal.is_empty() {
-        return None;
-    }
-    let has = |kind: &str| legal.iter().find(|a| a["type"] == kind).cloned();
-    if let Some(racko) = has("call_racko") {
-        return Some(racko);
-    }
-    let max = table["options"]["deck"]["max_number"]
-        .as_u64()
-        .unwrap_or(50);
-    let rack: Vec<Option<u64>> = table["rack"]
-        .as_array()
-        .map(|slots| slots.iter().map(|s| value_of(&s["card"])).collect())
-        .unwrap_or_default();
-    let fits = |index: usize| {
-        rack.get(index)
-            .copied()
-            .flatten()
-            .is_some_and(|v| band(v, max) == index)
-    };
-    let slot_label = |index: usize| json!((index + 1) * 5);
-
-    if let Some(card) = table["blitz_card"].as_object() {
-        let wanted = value_of(&Value::Object(card.clone()))
-            .map(|v| band(v, max))
-            .unwrap_or(0);
-        let free: Vec<&Value> = legal
-            .iter()
-            .filter(|a| a["type"] == "place_blitz_card")
-            .collect();
-        return free
-            .iter()
-            .min_by_key(|a| (a["slot"].as_u64().unwrap_or(5) / 5).abs_diff(wanted as u64 + 1))
-            .map(|a| (*a).clone());
-    }
-    if let Some(drawn) = table["drawn"].as_object() {
-        if let Some(v) = value_of(&Value::Object(drawn.clone())) {
-            let index = band(v, max);
-            if !fits(index) && has("place_drawn").is_some() {
-                return Some(json!({"type": "place_drawn", "slot": slot_label(index)}));
-            }
-        }
-        if let Some(discard) = has("discard_drawn") {
-            return Some(discard);
-        }
-    }
-    if let Some(v) = table["discard"]
-        .as_array()
-        .and_then(|d| d.last())
-        .and_then(value_of)
-    {
-        let index = band(v, max);
-        if !fits(index) && has("take_discard").is_some() {
-            return Some(json!({"type": "take_discard", "slot": slot_label(index)}));
-        }
-    }
-    has("draw").or_else(|| legal.first().cloned())
 }
 
 #[tokio::main]
