@@ -2,7 +2,7 @@
 //! player's games. Keyset paging with opaque cursors; the indexes that keep them fast at
 //! millions of events are in `migrations/*/…_audit_indexes` (plans in docs/audit.md).
 
-use std::collections::HashMap;
+use super::list::seats_of;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
@@ -10,7 +10,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use uuid::Uuid;
 
 use super::conn::{AnyConnection, MultiBackend};
-use super::rows::{EventRow, GameRow, SeatRow};
+use super::rows::{EventRow, GameRow};
 use super::schema::{game_events, game_seats, games};
 use super::*;
 
@@ -223,27 +223,6 @@ impl Store {
         }
         Ok(query.load::<String>(&mut *self.conn()?)?)
     }
-}
-
-/// The seats of the given games, by game id, in one query.
-fn seats_of<'a>(
-    conn: &mut AnyConnection,
-    ids: impl Iterator<Item = &'a str>,
-) -> Result<HashMap<String, Vec<SeatRecord>>, StoreError> {
-    let ids: Vec<&str> = ids.collect();
-    let mut by_game: HashMap<String, Vec<SeatRecord>> = HashMap::new();
-    if ids.is_empty() {
-        return Ok(by_game);
-    }
-    let seats = game_seats::table
-        .filter(game_seats::game_id.eq_any(ids))
-        .order((game_seats::game_id, game_seats::seat))
-        .load::<SeatRow>(conn)?;
-    for seat in seats {
-        let game = seat.game_id.clone();
-        by_game.entry(game).or_default().push(seat.into_record()?);
-    }
-    Ok(by_game)
 }
 
 /// `EXPLAIN <query>`: the same SQL and binds as the query itself, so the plan shown is the

@@ -75,7 +75,7 @@ pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<Game
     } else {
         None
     };
-    let mut seats = seats_of(conn, &rows)?;
+    let mut seats = seats_of(conn, rows.iter().map(|r| r.id.as_str()))?;
     let games = rows
         .into_iter()
         .map(|row| {
@@ -86,12 +86,12 @@ pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<Game
     Ok(GamePage { games, next_cursor })
 }
 
-/// The seats of all `rows`, by game id, in one query.
-fn seats_of(
+/// The seats of the given games, by game id, in one query.
+pub(super) fn seats_of<'a>(
     conn: &mut AnyConnection,
-    rows: &[GameRow],
+    ids: impl Iterator<Item = &'a str>,
 ) -> Result<HashMap<String, Vec<SeatRecord>>, StoreError> {
-    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let ids: Vec<&str> = ids.collect();
     let mut by_game: HashMap<String, Vec<SeatRecord>> = HashMap::new();
     if ids.is_empty() {
         return Ok(by_game);
