@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
@@ -79,13 +80,35 @@ pub fn open_sqlite(path: &Path) -> Result<SqliteConnection, StoreError> {
         .to_str()
         .ok_or_else(|| fail(&"the path is not UTF-8"))?;
     let mut conn = SqliteConnection::establish(name).map_err(|e| fail(&e))?;
-    // busy_timeout first: switching to WAL needs a lock another connection may hold.
     conn.batch_execute(
-        "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
-         PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+        "PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
     )
     .map_err(|e| fail(&e))?;
+    use_wal(&mut conn).map_err(|e| fail(&e))?;
     Ok(conn)
+}
+
+/// Switches the file to WAL (persistent, so usually already done). Switching needs an
+/// exclusive lock, and SQLite answers "database is locked" at once, without the busy
+/// timeout, when another connection of a new file is writing (its deadlock avoidance). So
+/// this retries for a while, the way a busy timeout would.
+fn use_wal(conn: &mut SqliteConnection) -> Result<(), diesel::result::Error> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match conn.batch_execute("PRAGMA journal_mode = WAL;") {
+            Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn is_busy(e: &diesel::result::Error) -> bool {
+    let text = e.to_string();
+    text.contains("database is locked") || text.contains("database table is locked")
 }
 
 /// The pool's connection factory: connects with the concrete type (see `Target::connect`).
