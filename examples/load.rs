@@ -3,7 +3,7 @@
 //! store: start the server on the one you want to measure, then point this tool at it.
 //!
 //! ```text
-//! cargo run --release -- serve                               # in one terminal (SQLite)
+//! RACKO_AUTH_PER_MINUTE=0 cargo run --release -- serve       # in one terminal (SQLite)
 //! cargo run --release --example load -- --games 16 --actions 200
 //! ```
 //!
@@ -78,6 +78,12 @@ impl Client {
         body: Option<Value>,
     ) -> Result<Value> {
         let (status, body) = self.call(method, path, token, body).await?;
+        if status == 429 {
+            return Err(format!(
+                "{path}: 429, the server limits guest creation per address; \
+                 start it with RACKO_AUTH_PER_MINUTE=0 for a load run"
+            ));
+        }
         if status >= 300 {
             return Err(format!("{path}: {status} {body}"));
         }

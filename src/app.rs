@@ -15,7 +15,7 @@ use crate::{
     auth::TokenKeys,
     config::{Config, Secret},
     error::ApiError,
-    http,
+    http::{self, throttle::Throttle},
     metrics::Metrics,
     store::Store,
 };
@@ -26,6 +26,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub tokens: TokenKeys,
     pub metrics: Metrics,
+    /// The limit on the credential endpoints; None when turned off.
+    pub throttle: Option<Throttle>,
 }
 
 impl AppState {
@@ -77,7 +79,9 @@ impl Application {
             config.shutdown_timeout,
             config.workers,
         );
+        let throttle = Throttle::new(config.auth_burst, config.auth_per_minute);
         let state = web::Data::new(AppState {
+            throttle,
             store,
             config: Arc::new(config),
             tokens,

@@ -28,7 +28,8 @@ use crate::{
 const ISSUER: &str = "racko";
 
 /// What a token says. The username and role are as of issue: cheap to check, and a token is
-/// re-issued when they change (the guest upgrade answers with a new token).
+/// re-issued when they change (the guest upgrade answers with a new token). Admin routes do
+/// not trust the role here; they read it from the store.
 #[derive(Debug, Serialize, Deserialize)]
 struct Claims {
     sub: Uuid,
@@ -120,12 +121,6 @@ pub struct CurrentUser {
     pub username: String,
     pub role: Role,
     pub guest: bool,
-}
-
-impl CurrentUser {
-    pub fn is_admin(&self) -> bool {
-        self.role == Role::Admin
-    }
 }
 
 impl FromRequest for CurrentUser {

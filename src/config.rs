@@ -12,6 +12,9 @@ pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
 pub const DEFAULT_TOKEN_TTL_SECS: u64 = 30 * 24 * 60 * 60;
 /// Ten years: longer lifetimes are surely a mistake (and overflow date arithmetic).
 pub const MAX_TOKEN_TTL_SECS: u64 = 10 * 366 * 24 * 60 * 60;
+/// A family's worth of sign-ins at once, then one every two seconds per address.
+pub const DEFAULT_AUTH_BURST: u32 = 20;
+pub const DEFAULT_AUTH_PER_MINUTE: u32 = 30;
 /// HS256 keys shorter than the hash output are weak (RFC 7518 §3.2).
 pub const MIN_SECRET_BYTES: usize = 32;
 
@@ -106,6 +109,23 @@ pub struct ConfigArgs {
     /// HTTP worker threads (default: one per CPU).
     #[arg(global = true, long, env = "RACKO_WORKERS")]
     pub workers: Option<usize>,
+    /// Tries a client address may make at once on sign-in, register, guests and upgrade.
+    #[arg(global = true, long, env = "RACKO_AUTH_BURST", default_value_t = DEFAULT_AUTH_BURST)]
+    pub auth_burst: u32,
+    /// How fast those tries come back, per minute; 0 turns the limit off.
+    #[arg(global = true, long, env = "RACKO_AUTH_PER_MINUTE", default_value_t = DEFAULT_AUTH_PER_MINUTE)]
+    pub auth_per_minute: u32,
+    /// Behind a reverse proxy: take the client address from the last X-Forwarded-For entry.
+    #[arg(global = true, long, env = "RACKO_BEHIND_PROXY", value_parser = clap::builder::BoolishValueParser::new())]
+    pub behind_proxy: bool,
+    /// When set, GET /metrics needs `Authorization: Bearer <this token>`.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_METRICS_TOKEN",
+        hide_env_values = true
+    )]
+    pub metrics_token: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -139,6 +159,11 @@ pub struct Config {
     pub shutdown_timeout: Duration,
     /// HTTP worker threads; None: one per CPU.
     pub workers: Option<usize>,
+    pub auth_burst: u32,
+    /// 0: no limit on the credential endpoints.
+    pub auth_per_minute: u32,
+    pub behind_proxy: bool,
+    pub metrics_token: Option<Secret>,
 }
 
 impl Config {
@@ -156,6 +181,10 @@ impl Config {
             log_format: LogFormat::Text,
             shutdown_timeout: Duration::from_secs(30),
             workers: None,
+            auth_burst: DEFAULT_AUTH_BURST,
+            auth_per_minute: DEFAULT_AUTH_PER_MINUTE,
+            behind_proxy: false,
+            metrics_token: None,
         }
     }
 
@@ -171,6 +200,10 @@ impl Config {
             pool_size: args.pool_size,
             log_format: args.log_format,
             workers: args.workers,
+            auth_burst: args.auth_burst,
+            auth_per_minute: args.auth_per_minute,
+            behind_proxy: args.behind_proxy,
+            metrics_token: args.metrics_token.filter(|t| !t.expose().is_empty()),
             ..Config::defaults()
         }
         .validate()
@@ -195,6 +228,9 @@ impl Config {
         }
         if self.pool_size == 0 {
             return Err(ConfigError::Zero("RACKO_POOL_SIZE"));
+        }
+        if self.auth_burst == 0 {
+            return Err(ConfigError::Zero("RACKO_AUTH_BURST"));
         }
         if self.workers == Some(0) {
             return Err(ConfigError::Zero("RACKO_WORKERS"));
@@ -327,6 +363,26 @@ mod tests {
             pool_size: 2,
             log_format: LogFormat::Text,
             workers: None,
+            auth_burst: DEFAULT_AUTH_BURST,
+            auth_per_minute: DEFAULT_AUTH_PER_MINUTE,
+            behind_proxy: false,
+            metrics_token: None,
         }
+    }
+
+    #[test]
+    fn the_sign_in_limit_can_be_turned_off_but_not_to_a_zero_burst() {
+        let off = parse(&["--auth-per-minute", "0"]).expect("valid");
+        assert_eq!(off.auth_per_minute, 0);
+        let err = parse(&["--auth-burst", "0"]).unwrap_err();
+        assert_eq!(err, ConfigError::Zero("RACKO_AUTH_BURST"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_metrics_token() {
+        let c = parse(&["--metrics-token", SECRET]).expect("valid");
+        let shown = format!("{c:?}");
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(c.metrics_token.is_some());
     }
 }

@@ -31,6 +31,8 @@ pub struct ApiError {
     pub code: &'static str,
     pub detail: String,
     pub current_version: Option<i64>,
+    /// Seconds for the `Retry-After` header, on `rate_limited`.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -40,6 +42,7 @@ impl ApiError {
             code,
             detail: detail.into(),
             current_version: None,
+            retry_after: None,
         }
     }
     pub fn bad_request(code: &'static str, detail: impl Into<String>) -> ApiError {
@@ -66,6 +69,21 @@ impl ApiError {
             ..ApiError::conflict(
                 "stale_version",
                 format!("the game has changed; its current version is {current}"),
+            )
+        }
+    }
+    /// 429 `rate_limited`: the client may try again after `wait` (rounded up to seconds).
+    pub fn rate_limited(wait: std::time::Duration) -> ApiError {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        ApiError {
+            retry_after: Some(seconds.max(1)),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!(
+                    "too many tries from this address; try again in {} s",
+                    seconds.max(1)
+                ),
             )
         }
     }
@@ -110,6 +128,9 @@ impl ResponseError for ApiError {
         if self.status == StatusCode::UNAUTHORIZED {
             // RFC 6750 §3: tell the client which scheme to use.
             res.insert_header((actix_web::http::header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        if let Some(seconds) = self.retry_after {
+            res.insert_header((actix_web::http::header::RETRY_AFTER, seconds));
         }
         res.json(self.problem())
     }

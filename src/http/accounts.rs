@@ -2,6 +2,7 @@
 
 use actix_web::{
     http::{header, StatusCode},
+    middleware::from_fn,
     web, HttpRequest, HttpResponse,
 };
 use chrono::{DateTime, Utc};
@@ -14,16 +15,21 @@ use crate::{
     app::AppState,
     auth::CurrentUser,
     error::ApiError,
-    http::extract::{optional_json, Json},
+    http::{
+        extract::{optional_json, Json},
+        throttle,
+    },
     store::{Account, Role},
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/v1/accounts").route(web::post().to(register)))
-        .service(web::resource("/v1/sessions").route(web::post().to(login)))
-        .service(web::resource("/v1/guests").route(web::post().to(create_guest)))
+    // The credential routes are limited per client address (see `throttle`).
+    let limited = |path| web::resource(path).wrap(from_fn(throttle::limit));
+    cfg.service(limited("/v1/accounts").route(web::post().to(register)))
+        .service(limited("/v1/sessions").route(web::post().to(login)))
+        .service(limited("/v1/guests").route(web::post().to(create_guest)))
         .service(web::resource("/v1/accounts/me").route(web::get().to(me)))
-        .service(web::resource("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
+        .service(limited("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
 }
 
 /// A username and a password. Debug leaves the password out.
@@ -135,6 +141,8 @@ fn signed_in(
         (status = 201, description = "Registered and signed in", body = AuthResponse),
         (status = 409, description = "`username_taken`"),
         (status = 422, description = "`invalid_username`, `invalid_password`"),
+        (status = 429, description = "`rate_limited`: too many tries from this address",
+            headers(("Retry-After" = u64, description = "Seconds until the next try is allowed"))),
     ))]
 pub async fn register(
     state: web::Data<AppState>,
@@ -150,6 +158,8 @@ pub async fn register(
     responses(
         (status = 200, description = "Signed in", body = AuthResponse),
         (status = 401, description = "`invalid_credentials`"),
+        (status = 429, description = "`rate_limited`: too many tries from this address",
+            headers(("Retry-After" = u64, description = "Seconds until the next try is allowed"))),
     ))]
 pub async fn login(
     state: web::Data<AppState>,
@@ -163,7 +173,11 @@ pub async fn login(
 /// Create a guest account (no password) and sign it in. The body is optional.
 #[utoipa::path(post, path = "/v1/guests", tag = "accounts",
     request_body(content = Option<GuestRequest>, description = "Optional; `{}`"),
-    responses((status = 201, description = "A new guest, signed in", body = AuthResponse)))]
+    responses(
+        (status = 201, description = "A new guest, signed in", body = AuthResponse),
+        (status = 429, description = "`rate_limited`: too many tries from this address",
+            headers(("Retry-After" = u64, description = "Seconds until the next try is allowed"))),
+    ))]
 pub async fn create_guest(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -193,6 +207,8 @@ pub async fn me(
         (status = 200, description = "Upgraded and signed in again", body = AuthResponse),
         (status = 409, description = "`not_a_guest`, `username_taken`"),
         (status = 422, description = "`invalid_username`, `invalid_password`"),
+        (status = 429, description = "`rate_limited`: too many tries from this address",
+            headers(("Retry-After" = u64, description = "Seconds until the next try is allowed"))),
     ))]
 pub async fn upgrade(
     state: web::Data<AppState>,

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::games::caller;
 use crate::{
+    accounts,
     app::AppState,
     audit::{
         export::{self, GameExport},
@@ -19,6 +20,7 @@ use crate::{
     auth::CurrentUser,
     error::ApiError,
     service::PublicStatus,
+    store::Role,
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -148,8 +150,10 @@ pub async fn verify_game(
     }))
 }
 
-fn require_admin(user: &CurrentUser) -> Result<(), ApiError> {
-    if user.is_admin() {
+/// The role as the store has it now, not as the token says: a token outlives a change of role.
+async fn require_admin(state: &AppState, user: &CurrentUser) -> Result<(), ApiError> {
+    let account = accounts::existing(&state.store, user.id).await?;
+    if account.role == Role::Admin {
         Ok(())
     } else {
         Err(ApiError::forbidden(
@@ -197,7 +201,7 @@ pub async fn admin_events(
     user: CurrentUser,
     query: web::Query<AdminEventsQuery>,
 ) -> Result<web::Json<AuditEventPage>, ApiError> {
-    require_admin(&user)?;
+    require_admin(&state, &user).await?;
     let (caller, q) = (caller(&user), query.into_inner());
     let filter = EventFilter {
         player: q.player,
@@ -245,7 +249,7 @@ pub async fn admin_history(
     player: web::Path<String>,
     query: web::Query<HistoryQuery>,
 ) -> Result<web::Json<PlayerHistory>, ApiError> {
-    require_admin(&user)?;
+    require_admin(&state, &user).await?;
     let (player, q) = (player.into_inner(), query.into_inner());
     let history = state
         .db(move |store| queries::history(store, &player, q.limit, q.cursor))

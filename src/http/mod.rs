@@ -12,6 +12,7 @@ pub mod lobby;
 pub mod observe;
 pub mod openapi;
 pub mod ops;
+pub mod throttle;
 
 use actix_web::web;
 

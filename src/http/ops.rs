@@ -1,6 +1,6 @@
 //! Operations endpoints: liveness, readiness (one database round trip) and Prometheus metrics.
 
-use actix_web::{web, HttpResponse};
+use actix_web::{http::header, web, HttpRequest, HttpResponse};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -51,13 +51,52 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<web::Json<Health>, Api
     }
 }
 
-/// Prometheus metrics in the text exposition format.
+/// Prometheus metrics in the text exposition format. When the server has a metrics token
+/// (`RACKO_METRICS_TOKEN`), the scraper sends it as `Authorization: Bearer <token>`.
 #[utoipa::path(get, path = "/metrics", tag = "ops", responses(
     (status = 200, description = "Prometheus text format", body = String, content_type = "text/plain"),
+    (status = 401, description = "`unauthorized`: the server has a metrics token and the request does not carry it"),
 ))]
-pub async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn metrics(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(expected) = &state.config.metrics_token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !same_secret(given.as_bytes(), expected.expose().as_bytes()) {
+            return Err(ApiError::unauthorized("/metrics needs the metrics token"));
+        }
+    }
     let text = state.metrics.render().map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(text))
+}
+
+/// Compares in time that depends on the lengths only, so timing does not reveal a prefix.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_secret;
+
+    #[test]
+    fn secrets_match_only_when_equal() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abd", b"abc"));
+        assert!(!same_secret(b"ab", b"abc"));
+        assert!(!same_secret(b"", b"abc"));
+    }
 }

@@ -9,6 +9,7 @@ mod auth;
 mod errors;
 mod hidden;
 mod idempotency;
+mod limits;
 mod lobby;
 mod openapi;
 mod ops;

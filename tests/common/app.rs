@@ -52,6 +52,8 @@ pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Co
         test_mode: true,
         pool_size: 4,
         workers: Some(2),
+        // Tests create many accounts from one address; `api::limits` tests the limit itself.
+        auth_per_minute: 0,
         ..Config::defaults()
     };
     customize(&mut config);
