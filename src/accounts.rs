@@ -140,6 +140,12 @@ pub async fn existing(store: &Store, id: Uuid) -> Result<Account, ApiError> {
         .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))
 }
 
+/// "Sign out everywhere": every token of the account issued so far stops working (a lost
+/// phone, a shared computer). The caller signs in again for a new token.
+pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ApiError> {
+    blocking(store, move |s| s.revoke_tokens(id)).await
+}
+
 fn guest_name() -> String {
     use rand::Rng;
     let mut rng = rand::rng();

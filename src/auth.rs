@@ -1,11 +1,7 @@
 //! Authentication: argon2id password hashes and HS256 bearer tokens, and the [`CurrentUser`]
 //! extractor that a handler names in its signature when it needs a signed-in account.
 
-use std::{
-    future::{ready, Ready},
-    sync::LazyLock,
-    time::Duration,
-};
+use std::{sync::LazyLock, time::Duration};
 
 use actix_web::{dev::Payload, http::header, web, FromRequest, HttpRequest};
 use argon2::{
@@ -13,12 +9,14 @@ use argon2::{
     Argon2,
 };
 use chrono::{DateTime, Utc};
+use futures_util::future::LocalBoxFuture;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 use uuid::Uuid;
 
 use crate::{
+    accounts,
     app::AppState,
     config::Secret,
     error::ApiError,
@@ -27,9 +25,8 @@ use crate::{
 
 const ISSUER: &str = "racko";
 
-/// What a token says. The username and role are as of issue: cheap to check, and a token is
-/// re-issued when they change (the guest upgrade answers with a new token). Admin routes do
-/// not trust the role here; they read it from the store.
+/// What a token says. The username, role and guest flag are as of issue, for clients that
+/// read them; the server takes them from the store on every request (see [`CurrentUser`]).
 #[derive(Debug, Serialize, Deserialize)]
 struct Claims {
     sub: Uuid,
@@ -37,6 +34,9 @@ struct Claims {
     role: Role,
     #[serde(default)]
     guest: bool,
+    /// The account's token generation at issue; a later one revokes the token.
+    #[serde(default)]
+    gen: i64,
     iss: String,
     iat: i64,
     exp: i64,
@@ -87,6 +87,7 @@ impl TokenKeys {
             username: account.username.clone(),
             role: account.role,
             guest: account.guest,
+            gen: account.token_generation,
             iss: ISSUER.to_string(),
             iat: now.timestamp(),
             exp: expires_at.timestamp(),
@@ -109,36 +110,58 @@ impl TokenKeys {
             username: c.username,
             role: c.role,
             guest: c.guest,
+            token_generation: c.gen,
         })
     }
 }
 
 /// The signed-in account, from `Authorization: Bearer <token>`. Naming it in a handler's
-/// arguments makes the route answer 401 `unauthorized` without a valid token.
+/// arguments makes the route answer 401 `unauthorized` without a valid token, or when the
+/// account is gone or has signed out everywhere since the token was issued. The username,
+/// role and guest flag are the store's, read on every request, so a change applies at once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CurrentUser {
     pub id: Uuid,
     pub username: String,
     pub role: Role,
     pub guest: bool,
+    pub token_generation: i64,
 }
 
 impl FromRequest for CurrentUser {
     type Error = ApiError;
-    type Future = Ready<Result<CurrentUser, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<CurrentUser, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(current_user(req))
+        let claimed = claimed_user(req);
+        Box::pin(async move {
+            let (state, claimed) = claimed?;
+            let account = accounts::existing(&state.store, claimed.id).await?;
+            if account.token_generation != claimed.token_generation {
+                return Err(ApiError::unauthorized(
+                    "the token was revoked (signed out everywhere); sign in again",
+                ));
+            }
+            tracing::Span::current().record("account", tracing::field::display(account.id));
+            Ok(CurrentUser {
+                id: account.id,
+                username: account.username,
+                role: account.role,
+                guest: account.guest,
+                token_generation: account.token_generation,
+            })
+        })
     }
 }
 
-fn current_user(req: &HttpRequest) -> Result<CurrentUser, ApiError> {
+/// The state and what the request's token claims, before the store is asked.
+fn claimed_user(req: &HttpRequest) -> Result<(web::Data<AppState>, CurrentUser), ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
+        .cloned()
         .ok_or_else(|| ApiError::internal("AppState is not registered"))?;
     let user = state.tokens.verify(bearer_token(req)?)?;
-    tracing::Span::current().record("account", tracing::field::display(user.id));
-    Ok(user)
+    Ok((state, user))
 }
 
 fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
@@ -240,6 +263,7 @@ mod tests {
             role: Role::Player,
             guest: false,
             created_at: Utc::now(),
+            token_generation: 3,
         }
     }
 
@@ -253,6 +277,7 @@ mod tests {
         assert_eq!(user.id, a.id);
         assert_eq!(user.username, "alice");
         assert_eq!(user.role, Role::Player);
+        assert_eq!(user.token_generation, 3);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(limited("/v1/sessions").route(web::post().to(login)))
         .service(limited("/v1/guests").route(web::post().to(create_guest)))
         .service(web::resource("/v1/accounts/me").route(web::get().to(me)))
+        .service(web::resource("/v1/accounts/me/tokens").route(web::delete().to(revoke_tokens)))
         .service(limited("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
 }
 
@@ -198,6 +199,22 @@ pub async fn me(
 ) -> Result<web::Json<AccountView>, ApiError> {
     let account = accounts::existing(&state.store, user.id).await?;
     Ok(web::Json((&account).into()))
+}
+
+/// Sign out everywhere: every token of this account issued so far, this one included, stops
+/// working. A guest has no password to sign in again with, so this ends a guest account's use.
+#[utoipa::path(delete, path = "/v1/accounts/me/tokens", tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Every token issued so far is revoked"),
+        (status = 401, description = "`unauthorized`"),
+    ))]
+pub async fn revoke_tokens(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, ApiError> {
+    accounts::sign_out_everywhere(&state.store, user.id).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// Turn the signed-in guest into a registered account; answers with a new token.

@@ -35,6 +35,7 @@ use crate::{error::Problem, http};
         http::accounts::login,
         http::accounts::create_guest,
         http::accounts::me,
+        http::accounts::revoke_tokens,
         http::accounts::upgrade,
         http::audit::replay_game,
         http::audit::export_game,

@@ -19,6 +19,7 @@ impl Store {
             role: enum_text(&new.role)?,
             guest: new.guest,
             created_at: now(),
+            token_generation: 0,
         };
         self.write(|conn| {
             diesel::insert_into(accounts::table)
@@ -81,6 +82,19 @@ impl Store {
                 .first::<AccountRow>(conn)?)
         })?;
         row.into_record()
+    }
+
+    pub(super) fn revoke_tokens_impl(&self, id: Uuid) -> Result<(), StoreError> {
+        let changed = self.write(|conn| {
+            diesel::update(accounts::table.find(id.to_string()))
+                .set(accounts::token_generation.eq(accounts::token_generation + 1))
+                .execute(conn)
+                .map_err(StoreError::from)
+        })?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
     }
 
     pub(super) fn setting_or_insert_impl(

@@ -120,6 +120,11 @@ impl Store {
     /// Turns a guest into a registered account (new username and password hash). Conflict
     /// `username_taken` as above; Conflict `not_a_guest` when the account is registered already
     /// (also when two upgrades of one guest race); NotFound for an unknown id.
+    /// "Sign out everywhere": tokens issued so far stop working. NotFound for no such account.
+    pub fn revoke_tokens(&self, id: Uuid) -> Result<(), StoreError> {
+        self.revoke_tokens_impl(id)
+    }
+
     pub fn upgrade_guest(
         &self,
         id: Uuid,

@@ -59,6 +59,7 @@ pub struct AccountRow {
     pub role: String,
     pub guest: bool,
     pub created_at: NaiveDateTime,
+    pub token_generation: i64,
 }
 
 impl AccountRow {
@@ -70,6 +71,7 @@ impl AccountRow {
             role: enum_from_text("role", &self.role)?,
             guest: self.guest,
             created_at: utc(self.created_at),
+            token_generation: self.token_generation,
         })
     }
 }

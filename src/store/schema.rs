@@ -18,6 +18,7 @@ diesel::table! {
         role -> Text,
         guest -> Bool,
         created_at -> Timestamp,
+        token_generation -> BigInt,
     }
 }
 

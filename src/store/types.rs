@@ -54,6 +54,8 @@ pub struct Account {
     pub role: Role,
     pub guest: bool,
     pub created_at: DateTime<Utc>,
+    /// Tokens issued in an earlier generation are refused ("sign out everywhere").
+    pub token_generation: i64,
 }
 
 impl std::fmt::Debug for Account {

@@ -57,6 +57,7 @@ both_stores!(
     guest_upgrades_to_a_registered_account,
     upgrade_to_a_taken_name_is_a_conflict,
     bad_tokens_are_refused,
+    signing_out_everywhere_revokes_every_earlier_token,
 );
 
 async fn register_signs_in(app: TestApp) {
@@ -321,4 +322,79 @@ async fn bad_tokens_are_refused(app: TestApp) {
     // The same claims, rightly signed, pass: the refusals above were about the token.
     let ok = sign(&claims(&id, in_an_hour), TEST_JWT_SECRET);
     json_body(app.get("/v1/accounts/me", Some(&ok)).await, StatusCode::OK).await;
+}
+
+async fn signing_out_everywhere_revokes_every_earlier_token(app: TestApp) {
+    let (phone, _) = app.register("alice").await;
+    let res = app
+        .post_json("/v1/sessions", None, &creds("alice", TEST_PASSWORD))
+        .await;
+    let laptop = json_body(res, StatusCode::OK).await["token"]
+        .as_str()
+        .expect("token")
+        .to_string();
+    let (bob, _) = app.register("bob").await;
+    for token in [&phone, &laptop, &bob] {
+        assert_eq!(
+            app.get("/v1/accounts/me", Some(token)).await.status(),
+            StatusCode::OK
+        );
+    }
+
+    let res = app
+        .request(
+            reqwest::Method::DELETE,
+            "/v1/accounts/me/tokens",
+            Some(&laptop),
+        )
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+
+    // Both of alice's tokens are refused, on every route; bob's is untouched.
+    for (token, path) in [(&phone, "/v1/accounts/me"), (&laptop, "/v1/me/games")] {
+        let body = assert_problem(
+            app.get(path, Some(token)).await,
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        )
+        .await;
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("revoked"),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        app.get("/v1/accounts/me", Some(&bob)).await.status(),
+        StatusCode::OK
+    );
+    let again = app
+        .request(
+            reqwest::Method::DELETE,
+            "/v1/accounts/me/tokens",
+            Some(&phone),
+        )
+        .send()
+        .await
+        .expect("send");
+    assert_problem(again, StatusCode::UNAUTHORIZED, "unauthorized").await;
+
+    // Signing in again gives a token of the new generation.
+    let res = app
+        .post_json("/v1/sessions", None, &creds("alice", TEST_PASSWORD))
+        .await;
+    let fresh = json_body(res, StatusCode::OK).await["token"]
+        .as_str()
+        .expect("token")
+        .to_string();
+    let me = json_body(
+        app.get("/v1/accounts/me", Some(&fresh)).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(me["username"], "alice");
 }
