@@ -164,7 +164,8 @@ fn claimed_user(req: &HttpRequest) -> Result<(web::Data<AppState>, CurrentUser),
     Ok((state, user))
 }
 
-fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
+/// The token of `Authorization: Bearer <token>` (scheme in any case), or 401.
+pub fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
     let mut values = req.headers().get_all(header::AUTHORIZATION);
     let value = match (values.next(), values.next()) {
         (Some(v), None) => v,

@@ -1,10 +1,10 @@
 //! Operations endpoints: liveness, readiness (one database round trip) and Prometheus metrics.
 
-use actix_web::{http::header, web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{app::AppState, error::ApiError};
+use crate::{app::AppState, auth::bearer_token, error::ApiError};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/healthz").route(web::get().to(healthz)))
@@ -62,12 +62,7 @@ pub async fn metrics(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(expected) = &state.config.metrics_token {
-        let given = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
+        let given = bearer_token(&req).unwrap_or("");
         if !same_secret(given.as_bytes(), expected.expose().as_bytes()) {
             return Err(ApiError::unauthorized("/metrics needs the metrics token"));
         }

@@ -111,6 +111,17 @@ async fn metrics_need_the_token_when_one_is_set(app: TestApp) {
     let (player, _) = app.guest().await;
     let res = app.get("/metrics", Some(&player)).await;
     assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let res = app
+        .request(reqwest::Method::GET, "/metrics", None)
+        .header(header::AUTHORIZATION, format!("bearer {TOKEN}"))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "the scheme is case-insensitive"
+    );
     let res = app.get("/metrics", Some(TOKEN)).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res
