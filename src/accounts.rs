@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::{
     app::blocking,
-    auth,
+    auth::{self, CurrentUser},
     error::ApiError,
     store::{Account, NewAccount, Role, Store},
 };
@@ -118,18 +118,18 @@ pub async fn create_guest(store: &Store) -> Result<Account, ApiError> {
 /// (the request is fine, the account's state is not), 409 `username_taken` when the name exists.
 pub async fn upgrade_guest(
     store: &Store,
-    id: Uuid,
+    user: &CurrentUser,
     username: Username,
     password: Password,
 ) -> Result<Account, ApiError> {
-    let account = existing(store, id).await?;
-    if !account.guest {
+    // Checked before hashing; the store checks again, against a racing upgrade.
+    if !user.guest {
         return Err(ApiError::conflict(
             "not_a_guest",
             "only a guest account can be upgraded",
         ));
     }
-    let hash = auth::hash_password(password.0).await?;
+    let (id, hash) = (user.id, auth::hash_password(password.0).await?);
     blocking(store, move |s| s.upgrade_guest(id, &username.0, &hash)).await
 }
 

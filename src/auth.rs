@@ -97,15 +97,15 @@ impl TokenKeys {
         Ok((token, expires_at))
     }
 
-    /// The user a token names, or `unauthorized` for any bad token.
-    pub fn verify(&self, token: &str) -> Result<CurrentUser, ApiError> {
+    /// What a valid token claims, or `unauthorized` for any bad token.
+    pub fn verify(&self, token: &str) -> Result<TokenClaims, ApiError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|e| {
                 tracing::debug!(error = %e, "token refused");
                 ApiError::unauthorized("the bearer token is invalid or expired")
             })?;
         let c = data.claims;
-        Ok(CurrentUser {
+        Ok(TokenClaims {
             id: c.sub,
             username: c.username,
             role: c.role,
@@ -113,6 +113,17 @@ impl TokenKeys {
             token_generation: c.gen,
         })
     }
+}
+
+/// What a valid token says, as of its issue. Only `id` and `token_generation` are trusted;
+/// [`CurrentUser`] takes the rest from the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenClaims {
+    pub id: Uuid,
+    pub username: String,
+    pub role: Role,
+    pub guest: bool,
+    pub token_generation: i64,
 }
 
 /// The signed-in account, from `Authorization: Bearer <token>`. Naming it in a handler's
@@ -125,7 +136,7 @@ pub struct CurrentUser {
     pub username: String,
     pub role: Role,
     pub guest: bool,
-    pub token_generation: i64,
+    pub created_at: DateTime<Utc>,
 }
 
 impl FromRequest for CurrentUser {
@@ -148,20 +159,20 @@ impl FromRequest for CurrentUser {
                 username: account.username,
                 role: account.role,
                 guest: account.guest,
-                token_generation: account.token_generation,
+                created_at: account.created_at,
             })
         })
     }
 }
 
 /// The state and what the request's token claims, before the store is asked.
-fn claimed_user(req: &HttpRequest) -> Result<(web::Data<AppState>, CurrentUser), ApiError> {
+fn claimed_user(req: &HttpRequest) -> Result<(web::Data<AppState>, TokenClaims), ApiError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .cloned()
         .ok_or_else(|| ApiError::internal("AppState is not registered"))?;
-    let user = state.tokens.verify(bearer_token(req)?)?;
-    Ok((state, user))
+    let claims = state.tokens.verify(bearer_token(req)?)?;
+    Ok((state, claims))
 }
 
 /// The token of `Authorization: Bearer <token>` (scheme in any case), or 401.

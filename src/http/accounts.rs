@@ -95,17 +95,36 @@ pub struct AccountView {
     pub created_at: DateTime<Utc>,
 }
 
+impl From<Role> for AccountRole {
+    fn from(role: Role) -> AccountRole {
+        match role {
+            Role::Player => AccountRole::Player,
+            Role::Admin => AccountRole::Admin,
+        }
+    }
+}
+
 impl From<&Account> for AccountView {
     fn from(a: &Account) -> AccountView {
         AccountView {
             id: a.id,
             username: a.username.clone(),
-            role: match a.role {
-                Role::Player => AccountRole::Player,
-                Role::Admin => AccountRole::Admin,
-            },
+            role: a.role.into(),
             guest: a.guest,
             created_at: a.created_at,
+        }
+    }
+}
+
+/// The extractor has just read the account from the store: no second read.
+impl From<&CurrentUser> for AccountView {
+    fn from(u: &CurrentUser) -> AccountView {
+        AccountView {
+            id: u.id,
+            username: u.username.clone(),
+            role: u.role.into(),
+            guest: u.guest,
+            created_at: u.created_at,
         }
     }
 }
@@ -193,12 +212,8 @@ pub async fn create_guest(
 #[utoipa::path(get, path = "/v1/accounts/me", tag = "accounts",
     security(("bearer" = [])),
     responses((status = 200, description = "The account", body = AccountView)))]
-pub async fn me(
-    state: web::Data<AppState>,
-    user: CurrentUser,
-) -> Result<web::Json<AccountView>, ApiError> {
-    let account = accounts::existing(&state.store, user.id).await?;
-    Ok(web::Json((&account).into()))
+pub async fn me(user: CurrentUser) -> web::Json<AccountView> {
+    web::Json((&user).into())
 }
 
 /// Sign out everywhere: every token of this account issued so far, this one included, stops
@@ -233,6 +248,6 @@ pub async fn upgrade(
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let (username, password) = body.into_inner().parse()?;
-    let account = accounts::upgrade_guest(&state.store, user.id, username, password).await?;
+    let account = accounts::upgrade_guest(&state.store, &user, username, password).await?;
     signed_in(&state, &account, StatusCode::OK)
 }
