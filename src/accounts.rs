@@ -1,13 +1,12 @@
 //! Accounts: validated usernames and passwords, and the account operations behind the
 //! `/v1/accounts`, `/v1/sessions` and `/v1/guests` endpoints (and `racko admin create`).
 
-use actix_web::http::StatusCode;
 use uuid::Uuid;
 
 use crate::{
     app::blocking,
     auth::{self, CurrentUser},
-    error::ApiError,
+    error::{Code, ServiceError},
     store::{Account, NewAccount, Role, Store},
 };
 
@@ -20,19 +19,19 @@ const GUEST_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
 pub struct Username(String);
 
 impl Username {
-    pub fn parse(s: &str) -> Result<Username, ApiError> {
+    pub fn parse(s: &str) -> Result<Username, ServiceError> {
         let ok_chars = s
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !(3..=32).contains(&s.len()) || !ok_chars {
-            return Err(ApiError::unprocessable(
-                "invalid_username",
+            return Err(ServiceError::new(
+                Code::InvalidUsername,
                 "a username has 3 to 32 characters: letters, digits, '_' and '-'",
             ));
         }
         if s.to_ascii_lowercase().starts_with(GUEST_PREFIX) {
-            return Err(ApiError::unprocessable(
-                "invalid_username",
+            return Err(ServiceError::new(
+                Code::InvalidUsername,
                 "usernames starting with 'guest-' are reserved for guests",
             ));
         }
@@ -48,10 +47,10 @@ impl Username {
 pub struct Password(String);
 
 impl Password {
-    pub fn parse(s: String) -> Result<Password, ApiError> {
+    pub fn parse(s: String) -> Result<Password, ServiceError> {
         if !(8..=128).contains(&s.chars().count()) {
-            return Err(ApiError::unprocessable(
-                "invalid_password",
+            return Err(ServiceError::new(
+                Code::InvalidPassword,
                 "a password has 8 to 128 characters",
             ));
         }
@@ -71,7 +70,7 @@ pub async fn register(
     username: Username,
     password: Password,
     role: Role,
-) -> Result<Account, ApiError> {
+) -> Result<Account, ServiceError> {
     let hash = auth::hash_password(password.0).await?;
     let new = NewAccount {
         username: username.0,
@@ -84,21 +83,24 @@ pub async fn register(
 
 /// The account whose username and password match; one `invalid_credentials` answer for an
 /// unknown user, a guest and a wrong password alike.
-pub async fn login(store: &Store, username: String, password: String) -> Result<Account, ApiError> {
+pub async fn login(
+    store: &Store,
+    username: String,
+    password: String,
+) -> Result<Account, ServiceError> {
     let account = blocking(store, move |s| s.account_by_username(&username)).await?;
     let hash = account.as_ref().and_then(|a| a.password_hash.clone());
     match account {
         Some(a) if auth::verify_password(password, hash).await? => Ok(a),
-        _ => Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "invalid_credentials",
+        _ => Err(ServiceError::new(
+            Code::InvalidCredentials,
             "wrong username or password",
         )),
     }
 }
 
 /// A new guest account with a random `guest-xxxxxx` name (retried on the rare collision).
-pub async fn create_guest(store: &Store) -> Result<Account, ApiError> {
+pub async fn create_guest(store: &Store) -> Result<Account, ServiceError> {
     for _ in 0..5 {
         let new = NewAccount {
             username: guest_name(),
@@ -107,11 +109,11 @@ pub async fn create_guest(store: &Store) -> Result<Account, ApiError> {
             guest: true,
         };
         match blocking(store, move |s| s.insert_account(&new)).await {
-            Err(e) if e.code == "username_taken" => continue,
+            Err(e) if e.code == Code::UsernameTaken => continue,
             result => return result,
         }
     }
-    Err(ApiError::internal("no free guest name after 5 tries"))
+    Err(ServiceError::internal("no free guest name after 5 tries"))
 }
 
 /// Turns the guest `id` into a registered account. 409 `not_a_guest` for a registered account
@@ -121,11 +123,11 @@ pub async fn upgrade_guest(
     user: &CurrentUser,
     username: Username,
     password: Password,
-) -> Result<Account, ApiError> {
+) -> Result<Account, ServiceError> {
     // Checked before hashing; the store checks again, against a racing upgrade.
     if !user.guest {
-        return Err(ApiError::conflict(
-            "not_a_guest",
+        return Err(ServiceError::new(
+            Code::NotAGuest,
             "only a guest account can be upgraded",
         ));
     }
@@ -134,15 +136,15 @@ pub async fn upgrade_guest(
 }
 
 /// The account a valid token names; 401 if it no longer exists.
-pub async fn existing(store: &Store, id: Uuid) -> Result<Account, ApiError> {
+pub async fn existing(store: &Store, id: Uuid) -> Result<Account, ServiceError> {
     blocking(store, move |s| s.account(id))
         .await?
-        .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))
+        .ok_or_else(|| ServiceError::unauthorized("the account no longer exists"))
 }
 
 /// "Sign out everywhere": every token of the account issued so far stops working (a lost
 /// phone, a shared computer). The caller signs in again for a new token.
-pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ApiError> {
+pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ServiceError> {
     blocking(store, move |s| s.revoke_tokens(id)).await
 }
 
@@ -175,7 +177,7 @@ mod tests {
         ] {
             assert_eq!(
                 Username::parse(bad).unwrap_err().code,
-                "invalid_username",
+                Code::InvalidUsername,
                 "{bad}"
             );
         }
@@ -186,7 +188,10 @@ mod tests {
         assert!(Password::parse("12345678".into()).is_ok());
         assert!(Password::parse("ü".repeat(128)).is_ok());
         for bad in ["1234567".to_string(), "x".repeat(129)] {
-            assert_eq!(Password::parse(bad).unwrap_err().code, "invalid_password");
+            assert_eq!(
+                Password::parse(bad).unwrap_err().code,
+                Code::InvalidPassword
+            );
         }
         assert!(!format!("{:?}", Password::parse("secret-pw".into())).contains("secret"));
     }

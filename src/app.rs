@@ -14,7 +14,7 @@ use anyhow::Context;
 use crate::{
     auth::TokenKeys,
     config::{Config, Secret},
-    error::ApiError,
+    error::ServiceError,
     http::{self, throttle::Throttle},
     metrics::Metrics,
     store::Store,
@@ -33,27 +33,27 @@ pub struct AppState {
 impl AppState {
     /// Runs blocking store work (diesel is synchronous) on the blocking thread pool:
     /// `state.db(move |s| s.account(id)).await?`.
-    pub async fn db<T, E, F>(&self, f: F) -> Result<T, ApiError>
+    pub async fn db<T, E, F>(&self, f: F) -> Result<T, ServiceError>
     where
         F: FnOnce(&Store) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
-        E: Into<ApiError> + Send + 'static,
+        E: Into<ServiceError> + Send + 'static,
     {
         blocking(&self.store, f).await
     }
 }
 
 /// Runs blocking store work on the blocking thread pool (for code without an `AppState`).
-pub async fn blocking<T, E, F>(store: &Store, f: F) -> Result<T, ApiError>
+pub async fn blocking<T, E, F>(store: &Store, f: F) -> Result<T, ServiceError>
 where
     F: FnOnce(&Store) -> Result<T, E> + Send + 'static,
     T: Send + 'static,
-    E: Into<ApiError> + Send + 'static,
+    E: Into<ServiceError> + Send + 'static,
 {
     let store = store.clone();
     web::block(move || f(&store))
         .await
-        .map_err(ApiError::internal)?
+        .map_err(ServiceError::internal)?
         .map_err(Into::into)
 }
 

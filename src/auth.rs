@@ -19,7 +19,7 @@ use crate::{
     accounts,
     app::AppState,
     config::Secret,
-    error::ApiError,
+    error::ServiceError,
     store::{Account, Role},
 };
 
@@ -76,12 +76,12 @@ impl TokenKeys {
     }
 
     /// A token for `account` and when it expires.
-    pub fn issue(&self, account: &Account) -> Result<(String, DateTime<Utc>), ApiError> {
+    pub fn issue(&self, account: &Account) -> Result<(String, DateTime<Utc>), ServiceError> {
         let now = Utc::now();
-        let ttl = chrono::Duration::from_std(self.ttl).map_err(ApiError::internal)?;
+        let ttl = chrono::Duration::from_std(self.ttl).map_err(ServiceError::internal)?;
         let expires_at = now
             .checked_add_signed(ttl)
-            .ok_or_else(|| ApiError::internal("token expiry out of range"))?;
+            .ok_or_else(|| ServiceError::internal("token expiry out of range"))?;
         let claims = Claims {
             sub: account.id,
             username: account.username.clone(),
@@ -93,16 +93,16 @@ impl TokenKeys {
             exp: expires_at.timestamp(),
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(ApiError::internal)?;
+            .map_err(ServiceError::internal)?;
         Ok((token, expires_at))
     }
 
     /// What a valid token claims, or `unauthorized` for any bad token.
-    pub fn verify(&self, token: &str) -> Result<TokenClaims, ApiError> {
+    pub fn verify(&self, token: &str) -> Result<TokenClaims, ServiceError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|e| {
                 tracing::debug!(error = %e, "token refused");
-                ApiError::unauthorized("the bearer token is invalid or expired")
+                ServiceError::unauthorized("the bearer token is invalid or expired")
             })?;
         let c = data.claims;
         Ok(TokenClaims {
@@ -140,8 +140,8 @@ pub struct CurrentUser {
 }
 
 impl FromRequest for CurrentUser {
-    type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<CurrentUser, ApiError>>;
+    type Error = ServiceError;
+    type Future = LocalBoxFuture<'static, Result<CurrentUser, ServiceError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let claimed = claimed_user(req);
@@ -149,7 +149,7 @@ impl FromRequest for CurrentUser {
             let (state, claimed) = claimed?;
             let account = accounts::existing(&state.store, claimed.id).await?;
             if account.token_generation != claimed.token_generation {
-                return Err(ApiError::unauthorized(
+                return Err(ServiceError::unauthorized(
                     "the token was revoked (signed out everywhere); sign in again",
                 ));
             }
@@ -166,26 +166,27 @@ impl FromRequest for CurrentUser {
 }
 
 /// The state and what the request's token claims, before the store is asked.
-fn claimed_user(req: &HttpRequest) -> Result<(web::Data<AppState>, TokenClaims), ApiError> {
+fn claimed_user(req: &HttpRequest) -> Result<(web::Data<AppState>, TokenClaims), ServiceError> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .cloned()
-        .ok_or_else(|| ApiError::internal("AppState is not registered"))?;
+        .ok_or_else(|| ServiceError::internal("AppState is not registered"))?;
     let claims = state.tokens.verify(bearer_token(req)?)?;
     Ok((state, claims))
 }
 
 /// The token of `Authorization: Bearer <token>` (scheme in any case), or 401.
-pub fn bearer_token(req: &HttpRequest) -> Result<&str, ApiError> {
+pub fn bearer_token(req: &HttpRequest) -> Result<&str, ServiceError> {
     let mut values = req.headers().get_all(header::AUTHORIZATION);
     let value = match (values.next(), values.next()) {
         (Some(v), None) => v,
-        (None, _) => return Err(ApiError::unauthorized("a bearer token is required")),
+        (None, _) => return Err(ServiceError::unauthorized("a bearer token is required")),
         (Some(_), Some(_)) => {
-            return Err(ApiError::unauthorized("send one Authorization header"));
+            return Err(ServiceError::unauthorized("send one Authorization header"));
         }
     };
-    let malformed = || ApiError::unauthorized("the Authorization header must be `Bearer <token>`");
+    let malformed =
+        || ServiceError::unauthorized("the Authorization header must be `Bearer <token>`");
     let value = value.to_str().map_err(|_| malformed())?;
     let (scheme, token) = value.trim().split_once(' ').ok_or_else(malformed)?;
     let token = token.trim();
@@ -209,31 +210,31 @@ static HASHING: LazyLock<Semaphore> =
     LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
 
 async fn hashing<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let _permit = HASHING.acquire().await.map_err(ApiError::internal)?;
-    web::block(work).await.map_err(ApiError::internal)?
+    work: impl FnOnce() -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, ServiceError> {
+    let _permit = HASHING.acquire().await.map_err(ServiceError::internal)?;
+    web::block(work).await.map_err(ServiceError::internal)?
 }
 
 /// Hashes a password (PHC string) on the blocking pool.
-pub async fn hash_password(password: String) -> Result<String, ApiError> {
+pub async fn hash_password(password: String) -> Result<String, ServiceError> {
     hashing(move || {
         let salt = new_salt()?;
         argon2()
             .hash_password(password.as_bytes(), &salt)
             .map(|h| h.to_string())
-            .map_err(ApiError::internal)
+            .map_err(ServiceError::internal)
     })
     .await
 }
 
 /// Checks a password against a stored hash on the blocking pool. With no hash (unknown user,
 /// or a guest) it checks against a dummy hash, so the answer takes as long either way.
-pub async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ApiError> {
+pub async fn verify_password(password: String, hash: Option<String>) -> Result<bool, ServiceError> {
     hashing(move || {
         let known = hash.is_some();
         let hash = hash.unwrap_or_else(|| DUMMY_HASH.clone());
-        let parsed = PasswordHash::new(&hash).map_err(ApiError::internal)?;
+        let parsed = PasswordHash::new(&hash).map_err(ServiceError::internal)?;
         let ok = argon2()
             .verify_password(password.as_bytes(), &parsed)
             .is_ok();
@@ -243,8 +244,8 @@ pub async fn verify_password(password: String, hash: Option<String>) -> Result<b
 }
 
 /// 16 random bytes (rand's CSPRNG, seeded by the OS), as the PHC salt.
-fn new_salt() -> Result<SaltString, ApiError> {
-    SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ApiError::internal)
+fn new_salt() -> Result<SaltString, ServiceError> {
+    SaltString::encode_b64(&rand::random::<[u8; 16]>()).map_err(ServiceError::internal)
 }
 
 static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| {
@@ -253,7 +254,7 @@ static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| {
             argon2()
                 .hash_password(b"racko-dummy-password", &salt)
                 .map(|h| h.to_string())
-                .map_err(ApiError::internal)
+                .map_err(ServiceError::internal)
         })
         // Cannot fail with the default parameters; an empty hash would only refuse everyone.
         .unwrap_or_default()
@@ -262,6 +263,7 @@ static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Code;
 
     fn keys(secret: &str) -> TokenKeys {
         TokenKeys::new(&Secret::new(secret), Duration::from_secs(60)).expect("keys")
@@ -297,7 +299,7 @@ mod tests {
         let a = keys("0123456789abcdef0123456789abcdef");
         let b = keys("fedcba9876543210fedcba9876543210");
         let (token, _) = a.issue(&account()).expect("issue");
-        assert_eq!(b.verify(&token).unwrap_err().code, "unauthorized");
+        assert_eq!(b.verify(&token).unwrap_err().code, Code::Unauthorized);
     }
 
     #[test]

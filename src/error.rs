@@ -1,157 +1,274 @@
-//! The one error type at the HTTP edge. Every error a client sees is an RFC 9457
-//! `application/problem+json` body with a stable snake_case `code`. Internal causes are logged
-//! here and never sent.
+//! The service's error: a stable [`Code`] and a detail safe to show the caller. The HTTP edge
+//! (`http::problem`) maps each code to a status in one table and renders RFC 9457
+//! `application/problem+json`. Internal causes are logged here and never sent.
 
-use actix_web::{http::StatusCode, HttpResponse, ResponseError};
 use racko_rules::RulesError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::store::StoreError;
 
-/// The problem+json body (RFC 9457) with the project's extension members.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Problem {
-    /// A URI naming the kind of problem: `urn:racko:problem:<code>`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub status: u16,
-    pub detail: String,
-    /// Stable machine-readable code, e.g. `not_your_turn`, `stale_version`.
-    pub code: String,
-    /// The game's current version, on `stale_version`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub current_version: Option<i64>,
+/// Declares the codes once: the enum, its wire names and the list of all of them.
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
+        /// Every machine-readable error code the API sends (`Problem.code`), snake_case on the
+        /// wire. A code, once published, keeps its meaning.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+        pub enum Code {
+            $($(#[$doc])* #[serde(rename = $text)] $variant,)*
+        }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+        }
+    };
 }
 
+codes! {
+    // The request itself.
+    BadRequest = "bad_request",
+    InvalidJson = "invalid_json",
+    InvalidBody = "invalid_body",
+    InvalidPath = "invalid_path",
+    InvalidQuery = "invalid_query",
+    InvalidValue = "invalid_value",
+    UnsupportedMediaType = "unsupported_media_type",
+    PayloadTooLarge = "payload_too_large",
+    NotFound = "not_found",
+    MethodNotAllowed = "method_not_allowed",
+    NotAcceptable = "not_acceptable",
+    RequestTimeout = "request_timeout",
+    LengthRequired = "length_required",
+    UriTooLong = "uri_too_long",
+    HeadersTooLarge = "headers_too_large",
+    TooManyRequests = "too_many_requests",
+    ClientError = "client_error",
+    InvalidIdempotencyKey = "invalid_idempotency_key",
+    IdempotencyKeyReused = "idempotency_key_reused",
+    IdempotencyKeyTaken = "idempotency_key_taken",
+    InvalidIfMatch = "invalid_if_match",
+    VersionMismatch = "version_mismatch",
+    VersionRequired = "version_required",
+    InvalidAfter = "invalid_after",
+    InvalidLimit = "invalid_limit",
+    InvalidCursor = "invalid_cursor",
+    InvalidSeq = "invalid_seq",
+    InvalidTimeRange = "invalid_time_range",
+    // Accounts and access.
+    Unauthorized = "unauthorized",
+    Forbidden = "forbidden",
+    InvalidCredentials = "invalid_credentials",
+    InvalidUsername = "invalid_username",
+    InvalidPassword = "invalid_password",
+    UsernameTaken = "username_taken",
+    NotAGuest = "not_a_guest",
+    PlayerNotFound = "player_not_found",
+    RateLimited = "rate_limited",
+    AdminOnly = "admin_only",
+    TestModeDisabled = "test_mode_disabled",
+    // Games.
+    GameNotFound = "game_not_found",
+    NotAPlayer = "not_a_player",
+    AlreadyJoined = "already_joined",
+    GameFull = "game_full",
+    GameStarted = "game_started",
+    GameNotStarted = "game_not_started",
+    GameCancelled = "game_cancelled",
+    GameNotFinished = "game_not_finished",
+    StaleVersion = "stale_version",
+    SeatTaken = "seat_taken",
+    InviteCodeTaken = "invite_code_taken",
+    UnknownRulesVersion = "unknown_rules_version",
+    ExplainNeedsPostgres = "explain_needs_postgres",
+    // The rules (R1..R9): an illegal action or bad options.
+    InvalidOptions = "invalid_options",
+    InvalidStackedDeck = "invalid_stacked_deck",
+    SeatOutOfRange = "seat_out_of_range",
+    SlotOutOfRange = "slot_out_of_range",
+    GameOver = "game_over",
+    RoundNotStarted = "round_not_started",
+    RoundInProgress = "round_in_progress",
+    NotYourTurn = "not_your_turn",
+    NotDealer = "not_dealer",
+    WrongPhase = "wrong_phase",
+    SlotOccupied = "slot_occupied",
+    DiscardNotTakeable = "discard_not_takeable",
+    CardAlreadyDrawn = "card_already_drawn",
+    NoCardDrawn = "no_card_drawn",
+    EventPending = "event_pending",
+    StockEmpty = "stock_empty",
+    InvalidSwapTarget = "invalid_swap_target",
+    NotANumberCard = "not_a_number_card",
+    RackNotInOrder = "rack_not_in_order",
+    // The server.
+    Internal = "internal",
+    ServerError = "server_error",
+    Unavailable = "unavailable",
+    NotReady = "not_ready",
+    SettingTaken = "setting_taken",
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a request was refused: what the service returns and the HTTP edge renders.
 #[derive(Debug)]
-pub struct ApiError {
-    pub status: StatusCode,
-    pub code: &'static str,
+pub struct ServiceError {
+    pub code: Code,
     pub detail: String,
+    /// The game's current version, on `stale_version`.
     pub current_version: Option<i64>,
     /// Seconds for the `Retry-After` header, on `rate_limited`.
     pub retry_after: Option<u64>,
 }
 
-impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
+impl ServiceError {
+    pub fn new(code: Code, detail: impl Into<String>) -> ServiceError {
+        ServiceError {
             code,
             detail: detail.into(),
             current_version: None,
             retry_after: None,
         }
     }
-    pub fn bad_request(code: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, code, detail)
+
+    pub fn unauthorized(detail: impl Into<String>) -> ServiceError {
+        ServiceError::new(Code::Unauthorized, detail)
     }
-    pub fn unauthorized(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
-    }
-    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::FORBIDDEN, code, detail)
-    }
-    pub fn not_found(code: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, code, detail)
-    }
-    pub fn conflict(code: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, code, detail)
-    }
-    pub fn unprocessable(code: &'static str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
-    }
-    pub fn stale_version(current: i64) -> ApiError {
-        ApiError {
+
+    pub fn stale_version(current: i64) -> ServiceError {
+        ServiceError {
             current_version: Some(current),
-            ..ApiError::conflict(
-                "stale_version",
+            ..ServiceError::new(
+                Code::StaleVersion,
                 format!("the game has changed; its current version is {current}"),
             )
         }
     }
+
     /// 429 `rate_limited`: the client may try again after `wait` (rounded up to seconds).
-    pub fn rate_limited(wait: std::time::Duration) -> ApiError {
-        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-        ApiError {
-            retry_after: Some(seconds.max(1)),
-            ..ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
-                format!(
-                    "too many tries from this address; try again in {} s",
-                    seconds.max(1)
-                ),
+    pub fn rate_limited(wait: std::time::Duration) -> ServiceError {
+        let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+        ServiceError {
+            retry_after: Some(seconds),
+            ..ServiceError::new(
+                Code::RateLimited,
+                format!("too many tries from this address; try again in {seconds} s"),
             )
         }
     }
-    /// For causes a client must not see: logs `cause` and answers an opaque 500.
-    pub fn internal(cause: impl std::fmt::Display) -> ApiError {
+
+    /// For causes a client must not see: logs `cause` and answers an opaque `internal`.
+    pub fn internal(cause: impl std::fmt::Display) -> ServiceError {
         tracing::error!(error = %cause, "internal error");
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "an internal error occurred",
-        )
-    }
-    pub fn problem(&self) -> Problem {
-        Problem {
-            kind: format!("urn:racko:problem:{}", self.code),
-            title: self
-                .status
-                .canonical_reason()
-                .unwrap_or("Error")
-                .to_string(),
-            status: self.status.as_u16(),
-            detail: self.detail.clone(),
-            code: self.code.to_string(),
-            current_version: self.current_version,
-        }
+        ServiceError::new(Code::Internal, "an internal error occurred")
     }
 }
 
-impl std::fmt::Display for ApiError {
+impl std::fmt::Display for ServiceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)
+        write!(f, "{}: {}", self.code, self.detail)
     }
 }
 
-impl ResponseError for ApiError {
-    fn status_code(&self) -> StatusCode {
-        self.status
-    }
-    fn error_response(&self) -> HttpResponse {
-        let mut res = HttpResponse::build(self.status);
-        res.content_type("application/problem+json");
-        if self.status == StatusCode::UNAUTHORIZED {
-            // RFC 6750 §3: tell the client which scheme to use.
-            res.insert_header((actix_web::http::header::WWW_AUTHENTICATE, "Bearer"));
-        }
-        if let Some(seconds) = self.retry_after {
-            res.insert_header((actix_web::http::header::RETRY_AFTER, seconds));
-        }
-        res.json(self.problem())
+impl std::error::Error for ServiceError {}
+
+/// An illegal action or bad options, with the rule's code. Rules messages never hold hidden
+/// cards (see `racko_rules::error`).
+impl From<RulesError> for ServiceError {
+    fn from(e: RulesError) -> ServiceError {
+        ServiceError::new(rules_code(&e), e.to_string())
     }
 }
 
-/// An illegal action or bad options: 422 with the rule's code. Rules messages never hold
-/// hidden cards (see `racko_rules::error`).
-impl From<RulesError> for ApiError {
-    fn from(e: RulesError) -> ApiError {
-        ApiError::unprocessable(e.code(), e.to_string())
+/// Exhaustive, so that a new rules error cannot go out without a code of its own.
+fn rules_code(e: &RulesError) -> Code {
+    match e {
+        RulesError::InvalidOptions(_) => Code::InvalidOptions,
+        RulesError::InvalidStackedDeck(_) => Code::InvalidStackedDeck,
+        RulesError::SeatOutOfRange(_) => Code::SeatOutOfRange,
+        RulesError::SlotOutOfRange(_) => Code::SlotOutOfRange,
+        RulesError::GameOver => Code::GameOver,
+        RulesError::RoundNotStarted => Code::RoundNotStarted,
+        RulesError::RoundInProgress => Code::RoundInProgress,
+        RulesError::NotYourTurn => Code::NotYourTurn,
+        RulesError::NotDealer => Code::NotDealer,
+        RulesError::WrongPhase => Code::WrongPhase,
+        RulesError::SlotOccupied => Code::SlotOccupied,
+        RulesError::DiscardNotTakeable => Code::DiscardNotTakeable,
+        RulesError::CardAlreadyDrawn => Code::CardAlreadyDrawn,
+        RulesError::NoCardDrawn => Code::NoCardDrawn,
+        RulesError::EventPending => Code::EventPending,
+        RulesError::StockEmpty => Code::StockEmpty,
+        RulesError::InvalidSwapTarget => Code::InvalidSwapTarget,
+        RulesError::NotANumberCard => Code::NotANumberCard,
+        RulesError::RackNotInOrder => Code::RackNotInOrder,
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> ApiError {
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> ServiceError {
         match e {
-            StoreError::NotFound => ApiError::not_found("not_found", "no such resource"),
-            StoreError::Conflict(code) => ApiError::conflict(code, code.replace('_', " ")),
-            StoreError::StaleVersion { current } => ApiError::stale_version(current),
-            StoreError::BadInput(code) => ApiError::bad_request(code, code.replace('_', " ")),
-            StoreError::Internal(_) => ApiError::internal(e),
+            StoreError::NotFound => ServiceError::new(Code::NotFound, "no such resource"),
+            StoreError::Conflict(code) | StoreError::BadInput(code) => {
+                ServiceError::new(code, code.as_str().replace('_', " "))
+            }
+            StoreError::StaleVersion { current } => ServiceError::stale_version(current),
+            StoreError::Internal(_) => ServiceError::internal(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_the_serde_names_and_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for code in Code::ALL {
+            let wire = serde_json::to_value(code).expect("serializes");
+            assert_eq!(wire, code.as_str(), "{code:?}");
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            let back: Code = serde_json::from_value(wire).expect("deserializes");
+            assert_eq!(back, *code);
+        }
+    }
+
+    #[test]
+    fn rules_codes_keep_the_rules_crate_names() {
+        let samples = [
+            RulesError::InvalidOptions(String::new()),
+            RulesError::InvalidStackedDeck(String::new()),
+            RulesError::SeatOutOfRange(9),
+            RulesError::SlotOutOfRange(7),
+            RulesError::GameOver,
+            RulesError::RoundNotStarted,
+            RulesError::RoundInProgress,
+            RulesError::NotYourTurn,
+            RulesError::NotDealer,
+            RulesError::WrongPhase,
+            RulesError::SlotOccupied,
+            RulesError::DiscardNotTakeable,
+            RulesError::CardAlreadyDrawn,
+            RulesError::NoCardDrawn,
+            RulesError::EventPending,
+            RulesError::StockEmpty,
+            RulesError::InvalidSwapTarget,
+            RulesError::NotANumberCard,
+            RulesError::RackNotInOrder,
+        ];
+        for e in samples {
+            assert_eq!(ServiceError::from(e.clone()).code.as_str(), e.code());
         }
     }
 }

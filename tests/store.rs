@@ -8,6 +8,7 @@ use std::thread;
 
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Text};
+use racko::error::Code;
 use racko::store::*;
 use racko_rules::{Card, Game, Options, StackedDeck};
 use serde_json::json;
@@ -82,6 +83,7 @@ fn new_game(creator: &Account, seats: Vec<SeatRecord>) -> NewGame {
             deal: vec![3, 1, 2],
             stock: vec![Card::Number { value: 4 }, Card::Joker],
         }],
+        created_at: racko::store::now(),
     }
 }
 
@@ -101,7 +103,20 @@ fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
         status: GameStatus::Active,
         seats: record.seats.clone(),
         events,
+        at: racko::store::now(),
         idempotency: None,
+    }
+}
+
+/// `update_game` with a decision that fails as the store does: its answer, or the error.
+fn update<T>(
+    store: &Store,
+    id: Uuid,
+    decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), StoreError>,
+) -> Result<T, StoreError> {
+    match store.update_game(id, decide) {
+        Ok((_, answer)) => Ok(answer),
+        Err(UpdateError::Store(e) | UpdateError::Decide(e)) => Err(e),
     }
 }
 
@@ -112,7 +127,7 @@ fn update_at(
     expected: i64,
     events: Vec<NewEvent>,
 ) -> Result<i64, StoreError> {
-    store.update_game(id, |record| {
+    update(store, id, |record| {
         if record.version != expected {
             return Err(StoreError::StaleVersion {
                 current: record.version,

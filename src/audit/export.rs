@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::log::GameLog;
-use crate::error::ApiError;
+use crate::error::ServiceError;
 use crate::service::events::{EventEntry, Projection};
 use crate::service::log::SeatedPlayer;
 use crate::service::{viewer_of, Caller, LogEvent, PublicStatus};
@@ -75,7 +75,7 @@ pub struct GameResult {
 }
 
 /// The export of game `id` as the caller may see it.
-pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExport, ApiError> {
+pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExport, ServiceError> {
     let log = GameLog::load(store, id)?;
     let record = &log.record;
     let projection = Projection::new(record, caller.id);

@@ -6,7 +6,7 @@ use racko_rules::{Event, Options};
 use uuid::Uuid;
 
 use super::check_rules_version;
-use crate::error::ApiError;
+use crate::error::ServiceError;
 use crate::service::{load_game, LogEvent};
 use crate::store::{GameRecord, Store};
 
@@ -29,7 +29,7 @@ pub struct GameLog {
 impl GameLog {
     /// The game and its whole log. 404 `game_not_found`; 409 `unknown_rules_version` for a
     /// game of rules this build does not know.
-    pub fn load(store: &Store, id: Uuid) -> Result<GameLog, ApiError> {
+    pub fn load(store: &Store, id: Uuid) -> Result<GameLog, ServiceError> {
         let record = load_game(store, id)?;
         check_rules_version(record.rules_version)?;
         // Bounded by the record's last seq: events appended since belong to a newer state.
@@ -45,7 +45,7 @@ impl GameLog {
                     event: LogEvent::from_payload(&e.payload)?,
                 })
             })
-            .collect::<Result<Vec<_>, ApiError>>()?;
+            .collect::<Result<Vec<_>, ServiceError>>()?;
         let log = GameLog { record, entries };
         log.check_created()?;
         Ok(log)
@@ -72,14 +72,14 @@ impl GameLog {
     }
 
     /// The first event must be `game_created`, under a rules version this build knows.
-    fn check_created(&self) -> Result<(), ApiError> {
+    fn check_created(&self) -> Result<(), ServiceError> {
         match self.entries.first().map(|e| &e.event) {
             Some(LogEvent::GameCreated { rules_version, .. }) => {
                 check_rules_version(*rules_version)
             }
             // An empty log has nothing to check.
             None => Ok(()),
-            Some(other) => Err(ApiError::internal(format!(
+            Some(other) => Err(ServiceError::internal(format!(
                 "game {}: the log starts with {}, not game_created",
                 self.record.id,
                 other.kind()

@@ -24,16 +24,16 @@ pub mod verify;
 
 use racko_rules::RULES_VERSION;
 
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 
 /// A stored game played under a rules version this build does not know cannot be replayed:
 /// the rules that produced its log are not here (409 `unknown_rules_version`).
-pub fn check_rules_version(version: u32) -> Result<(), ApiError> {
+pub fn check_rules_version(version: u32) -> Result<(), ServiceError> {
     if version == RULES_VERSION {
         return Ok(());
     }
-    Err(ApiError::conflict(
-        "unknown_rules_version",
+    Err(ServiceError::new(
+        Code::UnknownRulesVersion,
         format!(
             "the game was played under rules version {version}; this server knows version \
              {RULES_VERSION} only"

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 use crate::service::events::Projection;
 use crate::service::log::SeatedPlayer;
 use crate::service::{Caller, LogEvent, PublicStatus};
@@ -91,25 +91,25 @@ pub struct PlayerHistory {
     pub next_cursor: Option<String>,
 }
 
-fn limit(value: Option<i64>, max: i64) -> Result<i64, ApiError> {
+fn limit(value: Option<i64>, max: i64) -> Result<i64, ServiceError> {
     let value = value.unwrap_or(DEFAULT_LIMIT.min(max));
     if (1..=max).contains(&value) {
         Ok(value)
     } else {
-        Err(ApiError::bad_request(
-            "invalid_limit",
+        Err(ServiceError::new(
+            Code::InvalidLimit,
             format!("limit must be 1..={max}"),
         ))
     }
 }
 
 /// The account named by an id or a username; 404 `player_not_found`.
-fn find_player(store: &Store, player: &str) -> Result<Account, ApiError> {
+fn find_player(store: &Store, player: &str) -> Result<Account, ServiceError> {
     let found = match Uuid::parse_str(player.trim()) {
         Ok(id) => store.account(id)?,
         Err(_) => store.account_by_username(player.trim())?,
     };
-    found.ok_or_else(|| ApiError::not_found("player_not_found", "no account has this id or name"))
+    found.ok_or_else(|| ServiceError::new(Code::PlayerNotFound, "no account has this id or name"))
 }
 
 /// Events across games matching `filter`.
@@ -117,11 +117,11 @@ pub fn events(
     store: &Store,
     caller: &Caller,
     filter: EventFilter,
-) -> Result<AuditEventPage, ApiError> {
+) -> Result<AuditEventPage, ServiceError> {
     if let (Some(from), Some(to)) = (filter.from, filter.to) {
         if from > to {
-            return Err(ApiError::bad_request(
-                "invalid_time_range",
+            return Err(ServiceError::new(
+                Code::InvalidTimeRange,
                 "from must not be after to",
             ));
         }
@@ -189,7 +189,7 @@ fn account_of(
     store: &Store,
     cache: &mut HashMap<Uuid, Option<AuditAccount>>,
     id: Uuid,
-) -> Result<Option<AuditAccount>, ApiError> {
+) -> Result<Option<AuditAccount>, ServiceError> {
     if let Some(known) = cache.get(&id) {
         return Ok(known.clone());
     }
@@ -207,7 +207,7 @@ pub fn history(
     player: &str,
     limit_asked: Option<i64>,
     cursor: Option<String>,
-) -> Result<PlayerHistory, ApiError> {
+) -> Result<PlayerHistory, ServiceError> {
     let account = find_player(store, player)?;
     let page = store.player_games(
         account.id,

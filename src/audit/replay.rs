@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::log::GameLog;
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 use crate::service::{viewer_of, Caller};
 use crate::store::Store;
 
@@ -35,7 +35,7 @@ pub fn replay_view(
     caller: &Caller,
     id: Uuid,
     seq: Option<i64>,
-) -> Result<ReplayView, ApiError> {
+) -> Result<ReplayView, ServiceError> {
     if seq.is_some_and(|s| s < 0) {
         return Err(invalid_seq("seq must be 0 or more"));
     }
@@ -49,7 +49,7 @@ pub fn replay_view(
         )));
     }
     let (game, as_of_seq) = state_at(log.options(), &log.rules_events(), seq).map_err(|e| {
-        ApiError::internal(format!("game {id}: the stored log does not replay: {e}"))
+        ServiceError::internal(format!("game {id}: the stored log does not replay: {e}"))
     })?;
     Ok(ReplayView {
         game_id: id,
@@ -61,8 +61,8 @@ pub fn replay_view(
     })
 }
 
-fn invalid_seq(detail: &str) -> ApiError {
-    ApiError::bad_request("invalid_seq", detail.to_string())
+fn invalid_seq(detail: &str) -> ServiceError {
+    ServiceError::new(Code::InvalidSeq, detail.to_string())
 }
 
 /// The game after every rules event with seq ≤ `seq`, cut back to the last complete step, and

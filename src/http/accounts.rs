@@ -14,7 +14,7 @@ use crate::{
     accounts::{self, Password, Username},
     app::AppState,
     auth::CurrentUser,
-    error::ApiError,
+    error::ServiceError,
     http::{
         extract::{optional_json, Json},
         throttle,
@@ -64,7 +64,7 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
-    fn parse(self) -> Result<(Username, Password), ApiError> {
+    fn parse(self) -> Result<(Username, Password), ServiceError> {
         Ok((
             Username::parse(&self.username)?,
             Password::parse(self.password)?,
@@ -144,7 +144,7 @@ fn signed_in(
     state: &AppState,
     account: &Account,
     status: StatusCode,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (token, expires_at) = state.tokens.issue(account)?;
     Ok(HttpResponse::build(status)
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -167,7 +167,7 @@ fn signed_in(
 pub async fn register(
     state: web::Data<AppState>,
     body: Json<Credentials>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::register(&state.store, username, password, Role::Player).await?;
     signed_in(&state, &account, StatusCode::CREATED)
@@ -184,7 +184,7 @@ pub async fn register(
 pub async fn login(
     state: web::Data<AppState>,
     body: Json<Credentials>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let Credentials { username, password } = body.into_inner();
     let account = accounts::login(&state.store, username, password).await?;
     signed_in(&state, &account, StatusCode::OK)
@@ -202,7 +202,7 @@ pub async fn create_guest(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: web::Bytes,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let GuestRequest {} = optional_json(&req, &body)?;
     let account = accounts::create_guest(&state.store).await?;
     signed_in(&state, &account, StatusCode::CREATED)
@@ -227,7 +227,7 @@ pub async fn me(user: CurrentUser) -> web::Json<AccountView> {
 pub async fn revoke_tokens(
     state: web::Data<AppState>,
     user: CurrentUser,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     accounts::sign_out_everywhere(&state.store, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -246,7 +246,7 @@ pub async fn upgrade(
     state: web::Data<AppState>,
     user: CurrentUser,
     body: Json<Credentials>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::upgrade_guest(&state.store, &user, username, password).await?;
     signed_in(&state, &account, StatusCode::OK)

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::games::caller;
+use super::helpers::caller;
 use crate::{
     app::AppState,
     audit::{
@@ -17,7 +17,7 @@ use crate::{
         verify::{self, VerifyReport},
     },
     auth::CurrentUser,
-    error::ApiError,
+    error::{Code, ServiceError},
     service::PublicStatus,
     store::Role,
 };
@@ -59,7 +59,7 @@ pub async fn replay_game(
     user: CurrentUser,
     id: web::Path<Uuid>,
     query: web::Query<ReplayQuery>,
-) -> Result<web::Json<ReplayView>, ApiError> {
+) -> Result<web::Json<ReplayView>, ServiceError> {
     let (caller, id, seq) = (caller(&user), id.into_inner(), query.seq);
     let view = state
         .db(move |store| replay::replay_view(store, &caller, id, seq))
@@ -82,7 +82,7 @@ pub async fn export_game(
     state: web::Data<AppState>,
     user: CurrentUser,
     id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (caller, id) = (caller(&user), id.into_inner());
     let doc = state
         .db(move |store| export::export_game(store, &caller, id))
@@ -120,21 +120,21 @@ pub async fn verify_game(
     state: web::Data<AppState>,
     user: CurrentUser,
     id: web::Path<Uuid>,
-) -> Result<web::Json<VerifyResult>, ApiError> {
+) -> Result<web::Json<VerifyResult>, ServiceError> {
     let (caller, id) = (caller(&user), id.into_inner());
     let doc = state
         .db(move |store| export::export_game(store, &caller, id))
         .await?;
     if doc.status != PublicStatus::Finished || !doc.complete {
-        return Err(ApiError::conflict(
-            "game_not_finished",
+        return Err(ServiceError::new(
+            Code::GameNotFinished,
             "only a finished game's complete record can be verified",
         ));
     }
     // Replaying a long game is CPU work: off the async workers.
     let outcome = web::block(move || verify::verify(&doc))
         .await
-        .map_err(ApiError::internal)?;
+        .map_err(ServiceError::internal)?;
     Ok(web::Json(match outcome {
         Ok(report) => VerifyResult {
             verified: true,
@@ -150,12 +150,12 @@ pub async fn verify_game(
 }
 
 /// `CurrentUser` has the role as the store has it now, not as the token says.
-fn require_admin(user: &CurrentUser) -> Result<(), ApiError> {
+fn require_admin(user: &CurrentUser) -> Result<(), ServiceError> {
     if user.role == Role::Admin {
         Ok(())
     } else {
-        Err(ApiError::forbidden(
-            "admin_only",
+        Err(ServiceError::new(
+            Code::AdminOnly,
             "this needs an admin account",
         ))
     }
@@ -198,7 +198,7 @@ pub async fn admin_events(
     state: web::Data<AppState>,
     user: CurrentUser,
     query: web::Query<AdminEventsQuery>,
-) -> Result<web::Json<AuditEventPage>, ApiError> {
+) -> Result<web::Json<AuditEventPage>, ServiceError> {
     require_admin(&user)?;
     let (caller, q) = (caller(&user), query.into_inner());
     let filter = EventFilter {
@@ -246,7 +246,7 @@ pub async fn admin_history(
     user: CurrentUser,
     player: web::Path<String>,
     query: web::Query<HistoryQuery>,
-) -> Result<web::Json<PlayerHistory>, ApiError> {
+) -> Result<web::Json<PlayerHistory>, ServiceError> {
     require_admin(&user)?;
     let (player, q) = (player.into_inner(), query.into_inner());
     let history = state

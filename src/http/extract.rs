@@ -4,13 +4,12 @@
 use actix_web::{
     dev::Payload,
     error::{JsonPayloadError, PathError, QueryPayloadError},
-    http::StatusCode,
     mime, web, FromRequest, HttpMessage, HttpRequest,
 };
 use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 
 /// Registers the JSON, path, query and payload configs for the whole app.
 pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
@@ -24,55 +23,54 @@ pub fn configure(cfg: &mut web::ServiceConfig, max_body_bytes: usize) {
     .app_data(web::QueryConfig::default().error_handler(|e, _req| query_error(e).into()));
 }
 
-pub fn json_error(e: JsonPayloadError) -> ApiError {
+pub fn json_error(e: JsonPayloadError) -> ServiceError {
     match e {
         JsonPayloadError::OverflowKnownLength { limit, .. }
         | JsonPayloadError::Overflow { limit } => too_large(limit),
-        JsonPayloadError::ContentType => ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+        JsonPayloadError::ContentType => ServiceError::new(
+            Code::UnsupportedMediaType,
             "the body must be JSON (Content-Type: application/json)",
         ),
         JsonPayloadError::Deserialize(e) => serde_error(&e),
         JsonPayloadError::Payload(e) => {
-            ApiError::bad_request("invalid_body", format!("cannot read the body: {e}"))
+            ServiceError::new(Code::BadRequest, format!("cannot read the body: {e}"))
         }
-        other => ApiError::bad_request("invalid_body", other.to_string()),
+        other => ServiceError::new(Code::BadRequest, other.to_string()),
     }
 }
 
-fn too_large(limit: usize) -> ApiError {
-    ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
+fn too_large(limit: usize) -> ServiceError {
+    ServiceError::new(
+        Code::PayloadTooLarge,
         format!("the body is larger than {limit} bytes"),
     )
 }
 
 /// Broken JSON is 400 `invalid_json`; well-formed JSON of the wrong shape (wrong types,
 /// missing or unknown fields) is 422 `invalid_body`.
-fn serde_error(e: &serde_json::Error) -> ApiError {
+fn serde_error(e: &serde_json::Error) -> ServiceError {
     use serde_json::error::Category;
     match e.classify() {
-        Category::Data => ApiError::unprocessable("invalid_body", e.to_string()),
-        Category::Syntax | Category::Eof | Category::Io => {
-            ApiError::bad_request("invalid_json", format!("the body is not valid JSON: {e}"))
-        }
+        Category::Data => ServiceError::new(Code::InvalidBody, e.to_string()),
+        Category::Syntax | Category::Eof | Category::Io => ServiceError::new(
+            Code::InvalidJson,
+            format!("the body is not valid JSON: {e}"),
+        ),
     }
 }
 
-fn path_error(e: PathError) -> ApiError {
+fn path_error(e: PathError) -> ServiceError {
     let PathError::Deserialize(e) = e else {
-        return ApiError::bad_request("invalid_path", "invalid path parameter");
+        return ServiceError::new(Code::InvalidPath, "invalid path parameter");
     };
-    ApiError::bad_request("invalid_path", format!("invalid path parameter: {e}"))
+    ServiceError::new(Code::InvalidPath, format!("invalid path parameter: {e}"))
 }
 
-fn query_error(e: QueryPayloadError) -> ApiError {
+fn query_error(e: QueryPayloadError) -> ServiceError {
     let QueryPayloadError::Deserialize(e) = e else {
-        return ApiError::bad_request("invalid_query", "invalid query string");
+        return ServiceError::new(Code::InvalidQuery, "invalid query string");
     };
-    ApiError::bad_request("invalid_query", format!("invalid query string: {e}"))
+    ServiceError::new(Code::InvalidQuery, format!("invalid query string: {e}"))
 }
 
 /// For an optional JSON body (e.g. `POST /v1/guests`): an empty body (or `null`) gives
@@ -80,7 +78,7 @@ fn query_error(e: QueryPayloadError) -> ApiError {
 pub fn optional_json<T: DeserializeOwned + Default>(
     req: &HttpRequest,
     body: &[u8],
-) -> Result<T, ApiError> {
+) -> Result<T, ServiceError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
@@ -98,10 +96,10 @@ pub fn optional_json<T: DeserializeOwned + Default>(
     }
 }
 
-fn from_object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+fn from_object<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ServiceError> {
     if !value.is_object() {
-        return Err(ApiError::unprocessable(
-            "invalid_body",
+        return Err(ServiceError::new(
+            Code::InvalidBody,
             "the body must be a JSON object",
         ));
     }

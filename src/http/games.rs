@@ -1,23 +1,21 @@
 //! Play endpoints: a game as the caller sees it, actions, and the event log.
-//! Also the helpers the lobby handlers share (caller, Idempotency-Key, replies).
 
-use actix_web::{
-    http::{header, StatusCode},
-    web, HttpRequest, HttpResponse,
-};
+use actix_web::{http::StatusCode, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use super::extract::Json;
+use super::helpers::{caller, idempotency_key, reply, version_of, with_etag};
 use crate::{
     app::AppState,
     auth::CurrentUser,
-    error::ApiError,
+    error::{Code, ServiceError},
     service::{
         self,
         events::EventPage,
         play::{ActionRequest, ActionResult},
-        Caller, GameView, IdempotencyKey, Reply,
+        GameView, Reply,
     },
 };
 
@@ -44,7 +42,7 @@ pub async fn get_game(
     state: web::Data<AppState>,
     user: CurrentUser,
     id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (caller, id) = (caller(&user), id.into_inner());
     let view = state
         .db(move |store| service::play::view(store, &caller, id))
@@ -72,7 +70,7 @@ pub async fn get_game(
         (status = 401, description = "`unauthorized`"),
         (status = 403, description = "`not_a_player`"),
         (status = 404, description = "`game_not_found`"),
-        (status = 409, description = "`stale_version` (with `current_version`), `game_not_started`, `game_cancelled`"),
+        (status = 409, description = "`stale_version` (with the current version), `game_not_started`, `game_cancelled`"),
         (status = 422, description = "An illegal action, with the rule's code (`not_your_turn`, `slot_out_of_range`, `rack_not_in_order`, …); `invalid_body`; `idempotency_key_reused`"),
         (status = 428, description = "`version_required`"),
     ))]
@@ -81,8 +79,8 @@ pub async fn post_action(
     user: CurrentUser,
     id: web::Path<Uuid>,
     req: HttpRequest,
-    body: web::Json<ActionRequest>,
-) -> Result<HttpResponse, ApiError> {
+    body: Json<ActionRequest>,
+) -> Result<HttpResponse, ServiceError> {
     let (caller, id, body) = (caller(&user), id.into_inner(), body.into_inner());
     let version = version_of(&req, body.version)?;
     let action = body.action;
@@ -96,7 +94,7 @@ pub async fn post_action(
         .await;
     match &result {
         Ok(Reply::Fresh(_)) => state.metrics.action_applied(),
-        Err(e) if e.code == "stale_version" => state.metrics.version_conflict(),
+        Err(e) if e.code == Code::StaleVersion => state.metrics.version_conflict(),
         _ => {}
     }
     Ok(reply(result?, StatusCode::OK, |r: &ActionResult| {
@@ -131,121 +129,10 @@ pub async fn list_events(
     user: CurrentUser,
     id: web::Path<Uuid>,
     query: web::Query<EventsQuery>,
-) -> Result<web::Json<EventPage>, ApiError> {
+) -> Result<web::Json<EventPage>, ServiceError> {
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
     let page = state
         .db(move |store| service::events::page(store, &caller, id, query.after, query.limit))
         .await?;
     Ok(web::Json(page))
-}
-
-// ---- shared with the lobby handlers ----
-
-pub(super) fn caller(user: &CurrentUser) -> Caller {
-    Caller {
-        id: user.id,
-        username: user.username.clone(),
-    }
-}
-
-/// The request's `Idempotency-Key`, bound to what is asked: method, `path` (canonical, so
-/// that spellings of one id agree) and `body`. The store keys it by account as well.
-pub(super) fn idempotency_key(
-    req: &HttpRequest,
-    path: &str,
-    body: &impl Serialize,
-) -> Result<Option<IdempotencyKey>, ApiError> {
-    let Some(value) = req.headers().get("idempotency-key") else {
-        return Ok(None);
-    };
-    let key = value.to_str().map_err(|_| {
-        ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be ASCII")
-    })?;
-    IdempotencyKey::new(key, req.method().as_str(), path, body).map(Some)
-}
-
-/// The version the client acts on: `version` in the body or `If-Match: "7"`.
-fn version_of(req: &HttpRequest, body: Option<i64>) -> Result<i64, ApiError> {
-    let header = match req.headers().get(header::IF_MATCH) {
-        None => None,
-        Some(value) => Some(
-            parse_etag(value.to_str().unwrap_or_default()).ok_or_else(|| {
-                ApiError::bad_request(
-                    "invalid_if_match",
-                    "If-Match must be the game's ETag, e.g. \"7\"",
-                )
-            })?,
-        ),
-    };
-    match (body, header) {
-        (Some(a), Some(b)) if a != b => Err(ApiError::bad_request(
-            "version_mismatch",
-            "the body's version and If-Match differ",
-        )),
-        (Some(v), _) | (None, Some(v)) => Ok(v),
-        (None, None) => Err(ApiError::new(
-            StatusCode::PRECONDITION_REQUIRED,
-            "version_required",
-            "send the version you saw: `version` in the body or If-Match",
-        )),
-    }
-}
-
-/// `"7"`, `W/"7"` or a bare `7`.
-fn parse_etag(value: &str) -> Option<i64> {
-    let value = value.trim();
-    let value = value.strip_prefix("W/").unwrap_or(value);
-    let value = value
-        .strip_prefix('"')
-        .and_then(|v| v.strip_suffix('"'))
-        .unwrap_or(value);
-    value.parse().ok()
-}
-
-pub(super) fn with_etag(
-    mut builder: actix_web::HttpResponseBuilder,
-    version: i64,
-) -> actix_web::HttpResponseBuilder {
-    builder.insert_header((header::ETAG, format!("\"{version}\"")));
-    builder
-}
-
-/// A fresh answer with `status`, or the stored answer of an earlier request with the same
-/// Idempotency-Key (marked `Idempotent-Replayed: true`).
-pub(super) fn reply<T: Serialize>(
-    reply: Reply<T>,
-    status: StatusCode,
-    version: impl Fn(&T) -> i64,
-) -> HttpResponse {
-    match reply {
-        Reply::Fresh(body) => with_etag(HttpResponse::build(status), version(&body)).json(body),
-        Reply::Replayed { status, body } => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            let mut builder = HttpResponse::build(status);
-            // The stored answer is a game view or an action answer holding one.
-            let version = body
-                .get("version")
-                .or_else(|| body.pointer("/view/version"));
-            if let Some(version) = version.and_then(serde_json::Value::as_i64) {
-                builder = with_etag(builder, version);
-            }
-            builder
-                .insert_header(("Idempotent-Replayed", "true"))
-                .json(body)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_etag;
-
-    #[test]
-    fn etags_parse_in_their_usual_forms() {
-        assert_eq!(parse_etag("\"7\""), Some(7));
-        assert_eq!(parse_etag("W/\"7\""), Some(7));
-        assert_eq!(parse_etag(" 12 "), Some(12));
-        assert_eq!(parse_etag("*"), None);
-        assert_eq!(parse_etag("\"x\""), None);
-    }
 }

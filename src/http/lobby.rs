@@ -6,11 +6,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::games::{caller, idempotency_key, reply};
+use super::extract::Json;
+use super::helpers::{caller, idempotency_key, reply};
 use crate::{
     app::AppState,
     auth::CurrentUser,
-    error::ApiError,
+    error::ServiceError,
     service::{
         self,
         lists::{GamePage, MyGames},
@@ -53,8 +54,8 @@ pub async fn create_game(
     state: web::Data<AppState>,
     user: CurrentUser,
     req: HttpRequest,
-    body: web::Json<CreateGame>,
-) -> Result<HttpResponse, ApiError> {
+    body: Json<CreateGame>,
+) -> Result<HttpResponse, ServiceError> {
     let (caller, body) = (caller(&user), body.into_inner());
     let key = idempotency_key(&req, "/v1/games", &body)?;
     let test_mode = state.config.test_mode;
@@ -88,7 +89,7 @@ pub async fn join_game(
     user: CurrentUser,
     req: HttpRequest,
     id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (caller, id) = (caller(&user), id.into_inner());
     let key = idempotency_key(&req, &format!("/v1/games/{id}/join"), &())?;
     let joined = state
@@ -115,8 +116,8 @@ pub async fn join_by_code(
     state: web::Data<AppState>,
     user: CurrentUser,
     req: HttpRequest,
-    body: web::Json<JoinByCode>,
-) -> Result<HttpResponse, ApiError> {
+    body: Json<JoinByCode>,
+) -> Result<HttpResponse, ServiceError> {
     let (caller, body) = (caller(&user), body.into_inner());
     let key = idempotency_key(&req, "/v1/games/join", &body)?;
     let joined = state
@@ -150,7 +151,7 @@ pub async fn leave_game(
     user: CurrentUser,
     req: HttpRequest,
     id: web::Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     let (caller, id) = (caller(&user), id.into_inner());
     let key = idempotency_key(&req, &format!("/v1/games/{id}/leave"), &())?;
     let left = state
@@ -199,7 +200,7 @@ pub async fn list_games(
     state: web::Data<AppState>,
     user: CurrentUser,
     query: web::Query<ListQuery>,
-) -> Result<web::Json<GamePage>, ApiError> {
+) -> Result<web::Json<GamePage>, ServiceError> {
     let (caller, query) = (caller(&user), query.into_inner());
     let status = match query.status.unwrap_or_default() {
         ListStatus::Open => GameStatus::Open,
@@ -240,7 +241,7 @@ pub async fn my_games(
     state: web::Data<AppState>,
     user: CurrentUser,
     query: web::Query<MyGamesQuery>,
-) -> Result<web::Json<GamePage>, ApiError> {
+) -> Result<web::Json<GamePage>, ServiceError> {
     let (caller, query) = (caller(&user), query.into_inner());
     let filter = query.filter.unwrap_or(MyGames::All);
     let page = state

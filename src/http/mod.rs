@@ -8,10 +8,12 @@ pub mod accounts;
 pub mod audit;
 pub mod extract;
 pub mod games;
+pub mod helpers;
 pub mod lobby;
 pub mod observe;
 pub mod openapi;
 pub mod ops;
+pub mod problem;
 pub mod throttle;
 
 use actix_web::web;

@@ -8,10 +8,7 @@ use std::{panic::AssertUnwindSafe, time::Instant};
 use actix_web::{
     body::{BoxBody, MessageBody},
     dev::{ServiceRequest, ServiceResponse},
-    http::{
-        header::{self, HeaderName, HeaderValue},
-        StatusCode,
-    },
+    http::header::{self, HeaderName, HeaderValue},
     middleware::Next,
     web, Error, ResponseError,
 };
@@ -19,7 +16,11 @@ use futures_util::FutureExt;
 use tracing::Instrument;
 use uuid::Uuid;
 
-use crate::{app::AppState, error::ApiError};
+use super::problem::fallback_response;
+use crate::{
+    app::AppState,
+    error::{Code, ServiceError},
+};
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -49,7 +50,7 @@ pub async fn observe(
         .await
         .unwrap_or_else(|_| {
             span.in_scope(|| tracing::error!("handler panicked"));
-            Err(ApiError::internal("handler panicked").into())
+            Err(ServiceError::internal("handler panicked").into())
         });
     let (status, route, result) = match result {
         Ok(res) => {
@@ -63,7 +64,15 @@ pub async fn observe(
         // No inner service answers Err today; should one, it still becomes a problem.
         Err(e) => {
             let status = e.as_response_error().status_code();
-            (status, None, Err(fallback_error(status).into()))
+            (
+                status,
+                None,
+                Err(actix_web::error::InternalError::from_response(
+                    "error answer",
+                    fallback_response(status),
+                )
+                .into()),
+            )
         }
     };
     let route = route.unwrap_or_else(|| "unmatched".to_string());
@@ -124,7 +133,7 @@ fn as_problem(res: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
         tracing::error!(status = status.as_u16(), "non-problem server error answer");
     }
     let (req, old) = res.into_parts();
-    let mut new = fallback_error(status).error_response();
+    let mut new = fallback_response(status);
     for (name, value) in old.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             new.headers_mut().append(name.clone(), value.clone());
@@ -133,36 +142,14 @@ fn as_problem(res: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
     ServiceResponse::new(req, new)
 }
 
-fn fallback_error(status: StatusCode) -> ApiError {
-    let (code, detail) = match status.as_u16() {
-        400 => ("bad_request", "the request is malformed"),
-        401 => ("unauthorized", "authentication is required"),
-        403 => ("forbidden", "not allowed"),
-        404 => ("not_found", "no such resource"),
-        405 => ("method_not_allowed", "this method is not allowed here"),
-        406 => ("not_acceptable", "cannot answer in an acceptable format"),
-        408 => ("request_timeout", "the request took too long"),
-        411 => ("length_required", "a Content-Length is required"),
-        413 => ("payload_too_large", "the body is too large"),
-        414 => ("uri_too_long", "the URI is too long"),
-        415 => ("unsupported_media_type", "unsupported content type"),
-        429 => ("too_many_requests", "too many requests"),
-        431 => ("headers_too_large", "the headers are too large"),
-        500 => ("internal", "an internal error occurred"),
-        503 => ("unavailable", "the service is unavailable"),
-        _ if status.is_client_error() => ("client_error", "the request cannot be served"),
-        _ => ("server_error", "an internal error occurred"),
-    };
-    ApiError::new(status, code, detail)
-}
-
 /// The app's default service: a problem instead of actix's empty 404.
 pub async fn not_found() -> actix_web::HttpResponse {
-    ApiError::not_found("not_found", "no route matches this path").error_response()
+    ServiceError::new(Code::NotFound, "no route matches this path").error_response()
 }
 
 #[cfg(test)]
 mod tests {
+    use actix_web::http::StatusCode;
     use actix_web::{middleware::from_fn, test, App, HttpResponse};
 
     use super::*;

@@ -18,7 +18,7 @@ use utoipa::{
 };
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
-use crate::{error::Problem, http};
+use crate::{error::Code, http, http::problem::Problem};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -52,7 +52,7 @@ use crate::{error::Problem, http};
         http::games::post_action,
         http::games::list_events,
     ),
-    components(schemas(Problem)),
+    components(schemas(Problem, Code)),
     modifiers(&Platform),
     tags(
         (name = "accounts", description = "Accounts, guests and tokens"),
@@ -235,5 +235,40 @@ mod tests {
         for variant in variants {
             assert_eq!(variant["additionalProperties"], false, "{variant}");
         }
+    }
+
+    /// The codes a response description names (in backticks) are codes the server has, and
+    /// `Problem.code` is documented as the enum of them all.
+    #[test]
+    fn codes_named_in_error_responses_exist() {
+        let json = serde_json::to_value(openapi()).expect("json");
+        let known: std::collections::HashSet<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let mut named = 0;
+        for (path, item) in json["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                let responses = op["responses"].as_object().expect("responses");
+                for (status, response) in responses {
+                    if !(status.starts_with('4') || status.starts_with('5')) {
+                        continue;
+                    }
+                    let description = response["description"].as_str().unwrap_or_default();
+                    for code in description.split('`').skip(1).step_by(2) {
+                        assert!(
+                            known.contains(code),
+                            "{method} {path} {status} names `{code}`, which is not a Code"
+                        );
+                        named += 1;
+                    }
+                }
+            }
+        }
+        assert!(named > 50, "only {named} codes named");
+        let schemas = &json["components"]["schemas"];
+        assert_eq!(
+            schemas["Problem"]["properties"]["code"]["$ref"],
+            "#/components/schemas/Code"
+        );
+        let listed = schemas["Code"]["enum"].as_array().expect("Code is an enum");
+        assert_eq!(listed.len(), Code::ALL.len());
     }
 }

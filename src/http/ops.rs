@@ -4,7 +4,11 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{app::AppState, auth::bearer_token, error::ApiError};
+use crate::{
+    app::AppState,
+    auth::bearer_token,
+    error::{Code, ServiceError},
+};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/healthz").route(web::get().to(healthz)))
@@ -37,14 +41,13 @@ pub async fn healthz() -> web::Json<Health> {
     (status = 200, description = "The store is reachable", body = Health),
     (status = 503, description = "The store is not reachable (`not_ready`)"),
 ))]
-pub async fn readyz(state: web::Data<AppState>) -> Result<web::Json<Health>, ApiError> {
+pub async fn readyz(state: web::Data<AppState>) -> Result<web::Json<Health>, ServiceError> {
     match state.db(|s| s.ping()).await {
         Ok(()) => Ok(ok()),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
-            Err(ApiError::new(
-                actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-                "not_ready",
+            Err(ServiceError::new(
+                Code::NotReady,
                 "the store is not reachable",
             ))
         }
@@ -60,14 +63,16 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<web::Json<Health>, Api
 pub async fn metrics(
     state: web::Data<AppState>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, ServiceError> {
     if let Some(expected) = &state.config.metrics_token {
         let given = bearer_token(&req).unwrap_or("");
         if !same_secret(given.as_bytes(), expected.expose().as_bytes()) {
-            return Err(ApiError::unauthorized("/metrics needs the metrics token"));
+            return Err(ServiceError::unauthorized(
+                "/metrics needs the metrics token",
+            ));
         }
     }
-    let text = state.metrics.render().map_err(ApiError::internal)?;
+    let text = state.metrics.render().map_err(ServiceError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(text))

@@ -19,7 +19,7 @@ use actix_web::{
     web, Error, ResponseError,
 };
 
-use crate::{app::AppState, error::ApiError};
+use crate::{app::AppState, error::ServiceError};
 
 /// Past this many clients, full buckets (clients idle long enough) are forgotten.
 const PRUNE_AT: usize = 10_000;
@@ -85,7 +85,7 @@ pub async fn limit<B: MessageBody>(
     if let Some(state) = req.app_data::<web::Data<AppState>>() {
         if let (Some(throttle), Some(client)) = (&state.throttle, client_address(&req, state)) {
             if let Err(wait) = throttle.take(client, Instant::now()) {
-                let refusal = ApiError::rate_limited(wait).error_response();
+                let refusal = ServiceError::rate_limited(wait).error_response();
                 return Ok(req.into_response(refusal).map_into_right_body());
             }
         }

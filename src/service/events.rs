@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{load_game, seat_of, viewer_of, Caller, LogEvent};
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 use crate::store::{GameRecord, Store, StoredEvent};
 
 pub const DEFAULT_LIMIT: i64 = 100;
@@ -72,7 +72,7 @@ impl<'a> Projection<'a> {
         }
     }
 
-    fn stored(&self, stored: &StoredEvent) -> Result<EventEntry, ApiError> {
+    fn stored(&self, stored: &StoredEvent) -> Result<EventEntry, ServiceError> {
         let event = LogEvent::from_payload(&stored.payload)?;
         Ok(self.entry(
             stored.seq,
@@ -92,18 +92,18 @@ pub fn page(
     game: Uuid,
     after: Option<i64>,
     limit: Option<i64>,
-) -> Result<EventPage, ApiError> {
+) -> Result<EventPage, ServiceError> {
     let after = after.unwrap_or(0);
     if after < 0 {
-        return Err(ApiError::bad_request(
-            "invalid_after",
+        return Err(ServiceError::new(
+            Code::InvalidAfter,
             "after must be 0 or more",
         ));
     }
     let limit = limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "invalid_limit",
+        return Err(ServiceError::new(
+            Code::InvalidLimit,
             format!("limit must be 1..={MAX_LIMIT}"),
         ));
     }

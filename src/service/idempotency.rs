@@ -1,16 +1,16 @@
 //! `Idempotency-Key`: a retried POST gets the first answer back instead of acting twice.
 //!
 //! The first successful answer is stored in the same transaction as the change it reports
-//! (`GameChange::idempotency`), so either both exist or neither does. A request names what it
+//! (`service::write`), so either both exist or neither does. A request names what it
 //! asks by a hash of method, path and canonical body; the same key with another request is
 //! refused rather than silently answered with a stale reply.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 use crate::store::{IdempotencyRecord, Store};
 
 /// Keys are opaque to us; the bound keeps them to something a client would generate.
@@ -30,17 +30,17 @@ impl IdempotencyKey {
         method: &str,
         path: &str,
         body: &impl Serialize,
-    ) -> Result<IdempotencyKey, ApiError> {
+    ) -> Result<IdempotencyKey, ServiceError> {
         let valid = !key.is_empty()
             && key.len() <= MAX_KEY_LEN
             && key.bytes().all(|b| b.is_ascii_graphic());
         if !valid {
-            return Err(ApiError::bad_request(
-                "invalid_idempotency_key",
+            return Err(ServiceError::new(
+                Code::InvalidIdempotencyKey,
                 format!("Idempotency-Key must be 1 to {MAX_KEY_LEN} visible ASCII characters"),
             ));
         }
-        let body = serde_json::to_vec(body).map_err(ApiError::internal)?;
+        let body = serde_json::to_vec(body).map_err(ServiceError::internal)?;
         let mut hash = Sha256::new();
         hash.update(method.as_bytes());
         hash.update(b" ");
@@ -53,20 +53,21 @@ impl IdempotencyKey {
         })
     }
 
-    /// The record to store with the change: the answer a retry will get.
+    /// The record to store with the change made `at`: the answer a retry will get.
     pub fn record(
         &self,
         account: Uuid,
         status: u16,
         body: &impl Serialize,
-    ) -> Result<IdempotencyRecord, ApiError> {
+        at: DateTime<Utc>,
+    ) -> Result<IdempotencyRecord, ServiceError> {
         Ok(IdempotencyRecord {
             account_id: account,
             key: self.key.clone(),
             request_hash: self.request_hash.clone(),
             status,
-            body: serde_json::to_value(body).map_err(ApiError::internal)?,
-            created_at: Utc::now(),
+            body: serde_json::to_value(body).map_err(ServiceError::internal)?,
+            created_at: at,
         })
     }
 }
@@ -87,14 +88,14 @@ pub fn stored<T>(
     store: &Store,
     account: Uuid,
     key: Option<&IdempotencyKey>,
-) -> Result<Option<Reply<T>>, ApiError> {
+) -> Result<Option<Reply<T>>, ServiceError> {
     let Some(key) = key else { return Ok(None) };
     let Some(record) = store.idempotency_record(account, &key.key)? else {
         return Ok(None);
     };
     if record.request_hash != key.request_hash {
-        return Err(ApiError::unprocessable(
-            "idempotency_key_reused",
+        return Err(ServiceError::new(
+            Code::IdempotencyKeyReused,
             "this Idempotency-Key was used for another request",
         ));
     }
@@ -111,8 +112,8 @@ pub fn once<T>(
     store: &Store,
     account: Uuid,
     key: Option<&IdempotencyKey>,
-    work: impl FnOnce() -> Result<T, ApiError>,
-) -> Result<Reply<T>, ApiError> {
+    work: impl FnOnce() -> Result<T, ServiceError>,
+) -> Result<Reply<T>, ServiceError> {
     if let Some(reply) = stored(store, account, key)? {
         return Ok(reply);
     }

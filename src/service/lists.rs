@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::view::GameSummary;
 use super::{game_error, Caller};
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 use crate::store::{GameQuery, GameStatus, Store};
 
 pub const DEFAULT_PAGE: i64 = 20;
@@ -27,7 +27,7 @@ pub fn list(
     status: GameStatus,
     cursor: Option<String>,
     limit: Option<i64>,
-) -> Result<GamePage, ApiError> {
+) -> Result<GamePage, ServiceError> {
     let query = GameQuery {
         status: Some(status),
         limit: page_limit(limit)?,
@@ -46,6 +46,8 @@ pub enum MyGames {
     Open,
     Active,
     Finished,
+    /// Games whose creator left before they started.
+    Cancelled,
     All,
 }
 
@@ -55,11 +57,12 @@ pub fn list_mine(
     filter: MyGames,
     cursor: Option<String>,
     limit: Option<i64>,
-) -> Result<GamePage, ApiError> {
+) -> Result<GamePage, ServiceError> {
     let status = match filter {
         MyGames::MyTurn | MyGames::Active => Some(GameStatus::Active),
         MyGames::Open => Some(GameStatus::Open),
         MyGames::Finished => Some(GameStatus::Finished),
+        MyGames::Cancelled => Some(GameStatus::Cancelled),
         MyGames::All => None,
     };
     let query = GameQuery {
@@ -72,7 +75,7 @@ pub fn list_mine(
     page(store, caller, &query)
 }
 
-fn page(store: &Store, caller: &Caller, query: &GameQuery) -> Result<GamePage, ApiError> {
+fn page(store: &Store, caller: &Caller, query: &GameQuery) -> Result<GamePage, ServiceError> {
     let page = store.list_games(query).map_err(game_error)?;
     Ok(GamePage {
         games: page
@@ -84,13 +87,13 @@ fn page(store: &Store, caller: &Caller, query: &GameQuery) -> Result<GamePage, A
     })
 }
 
-fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
+fn page_limit(limit: Option<i64>) -> Result<i64, ServiceError> {
     let limit = limit.unwrap_or(DEFAULT_PAGE);
     if (1..=MAX_PAGE).contains(&limit) {
         Ok(limit)
     } else {
-        Err(ApiError::bad_request(
-            "invalid_limit",
+        Err(ServiceError::new(
+            Code::InvalidLimit,
             format!("limit must be 1..={MAX_PAGE}"),
         ))
     }

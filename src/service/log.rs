@@ -11,7 +11,7 @@ use utoipa::openapi::{schema::Schema, OneOfBuilder, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::error::ServiceError;
 use crate::store::NewEvent;
 
 /// A player at the table, as recorded when the game started.
@@ -127,18 +127,18 @@ impl LogEvent {
     }
 
     /// The entry to append: `round` is the round the event belongs to (0 before the first deal).
-    pub fn to_new(&self, round: u32, actor: Option<Uuid>) -> Result<NewEvent, ApiError> {
+    pub fn to_new(&self, round: u32, actor: Option<Uuid>) -> Result<NewEvent, ServiceError> {
         Ok(NewEvent {
             round,
             kind: self.kind().to_string(),
             actor,
-            payload: serde_json::to_value(self).map_err(ApiError::internal)?,
+            payload: serde_json::to_value(self).map_err(ServiceError::internal)?,
         })
     }
 
     /// Reads a stored payload; a payload that does not parse is a server fault.
-    pub fn from_payload(payload: &serde_json::Value) -> Result<LogEvent, ApiError> {
-        LogEvent::deserialize(payload).map_err(ApiError::internal)
+    pub fn from_payload(payload: &serde_json::Value) -> Result<LogEvent, ServiceError> {
+        LogEvent::deserialize(payload).map_err(ServiceError::internal)
     }
 }
 

@@ -1,9 +1,10 @@
-//! The game service: lobby, play, the event log and idempotent retries, pure of HTTP.
+//! The game service: lobby, play, the event log and idempotent retries. It knows no HTTP:
+//! handlers call one function here and map its result.
 //!
-//! Every change of a game goes through `Store::update_game`, one transaction with a
-//! compare-and-set on the game's version; the rules crate decides, this layer records. Errors
-//! are `ApiError`s so that the HTTP layer only maps them. Functions here block (the store is
-//! synchronous): call them from `web::block`.
+//! Every change of a game goes through [`write::change_game`], the one write path (one store
+//! transaction with a compare-and-set on the game's version); the rules crate decides, this
+//! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
+//! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
 pub mod events;
 pub mod idempotency;
@@ -12,8 +13,8 @@ pub mod lobby;
 pub mod log;
 pub mod play;
 mod random;
-mod round;
 pub mod view;
+pub mod write;
 
 pub use idempotency::{IdempotencyKey, Reply};
 pub use log::LogEvent;
@@ -22,7 +23,7 @@ pub use view::{GameSummary, GameView, PlayerView, PublicStatus};
 use racko_rules::{Seat, Viewer};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::error::{Code, ServiceError};
 use crate::store::{GameRecord, StoreError};
 
 /// The signed-in account making a request.
@@ -53,19 +54,30 @@ pub(crate) fn viewer_of(game: &GameRecord, account: Uuid) -> Viewer {
 }
 
 /// 404 `game_not_found` for an unknown game; other store errors as they are.
-pub(crate) fn game_error(e: StoreError) -> ApiError {
+pub(crate) fn game_error(e: StoreError) -> ServiceError {
     match e {
         StoreError::NotFound => game_not_found(),
         other => other.into(),
     }
 }
 
-pub(crate) fn game_not_found() -> ApiError {
-    ApiError::not_found("game_not_found", "there is no game with this id")
+pub(crate) fn game_not_found() -> ServiceError {
+    ServiceError::new(Code::GameNotFound, "there is no game with this id")
+}
+
+pub(crate) fn not_a_player() -> ServiceError {
+    ServiceError::new(Code::NotAPlayer, "you have no seat at this table")
+}
+
+pub(crate) fn cancelled() -> ServiceError {
+    ServiceError::new(
+        Code::GameCancelled,
+        "this game was cancelled by its creator",
+    )
 }
 
 /// Loads a game or answers 404 `game_not_found`.
-pub(crate) fn load_game(store: &crate::store::Store, id: Uuid) -> Result<GameRecord, ApiError> {
+pub(crate) fn load_game(store: &crate::store::Store, id: Uuid) -> Result<GameRecord, ServiceError> {
     store
         .game(id)
         .map_err(game_error)?

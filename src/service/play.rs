@@ -1,7 +1,7 @@
 //! Playing: the caller's view of a game and applying one action.
 //!
-//! An action is decided inside `Store::update_game` against the stored current state (never a
-//! replay of the log), so its cost does not grow with the length of the game.
+//! An action is decided against the stored current state (never a replay of the log), so its
+//! cost does not grow with the length of the game.
 
 use racko_rules::Action;
 use serde::{Deserialize, Serialize};
@@ -9,13 +9,12 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::events::{EventEntry, Projection};
-use super::idempotency::{once, IdempotencyKey, Reply};
-use super::lobby::{cancelled, next_record, not_a_player, renamed_not_found};
-use super::round::{deal_next, seats_awaiting, status_of};
+use super::idempotency::{IdempotencyKey, Reply};
 use super::view::{GameView, PublicStatus};
-use super::{load_game, seat_of, Caller, LogEvent};
-use crate::error::ApiError;
-use crate::store::{GameChange, GameRecord, Store};
+use super::write::{change_game, Asker, Decision, Expect};
+use super::{cancelled, load_game, not_a_player, seat_of, Caller, LogEvent};
+use crate::error::{Code, ServiceError};
+use crate::store::{GameRecord, Store};
 
 /// An action with the version of the game the client saw (or send it as `If-Match`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -34,7 +33,7 @@ pub struct ActionResult {
 }
 
 /// The caller's view of a game. Anyone signed in may look; only seats see their own cards.
-pub fn view(store: &Store, caller: &Caller, id: Uuid) -> Result<GameView, ApiError> {
+pub fn view(store: &Store, caller: &Caller, id: Uuid) -> Result<GameView, ServiceError> {
     Ok(GameView::of(&load_game(store, id)?, caller.id))
 }
 
@@ -46,85 +45,64 @@ pub fn act(
     version: i64,
     action: &Action,
     key: Option<&IdempotencyKey>,
-) -> Result<Reply<ActionResult>, ApiError> {
-    once(store, caller.id, key, || {
-        store
-            .update_game(id, |record| decide(record, caller, version, action, key))
-            .map_err(renamed_not_found)
-    })
+) -> Result<Reply<ActionResult>, ServiceError> {
+    let asker = Asker {
+        account: caller.id,
+        key,
+    };
+    change_game(
+        store,
+        id,
+        Expect::Version(version),
+        asker,
+        |game| decide(game, caller, action),
+        |written| {
+            let projection = Projection::new(written.game, caller.id);
+            let events = written
+                .log
+                .iter()
+                .map(|(seq, entry)| {
+                    projection.entry(
+                        *seq,
+                        entry.round,
+                        entry.actor,
+                        written.game.updated_at,
+                        &entry.event,
+                    )
+                })
+                .collect();
+            ActionResult {
+                view: GameView::of(written.game, caller.id),
+                events,
+            }
+        },
+    )
 }
 
-fn decide(
-    record: &GameRecord,
-    caller: &Caller,
-    version: i64,
-    action: &Action,
-    key: Option<&IdempotencyKey>,
-) -> Result<(GameChange, ActionResult), ApiError> {
-    if version != record.version {
-        return Err(ApiError::stale_version(record.version));
-    }
-    let seat = seat_of(record, caller.id).ok_or_else(not_a_player)?;
-    match PublicStatus::of(record) {
+fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decision, ServiceError> {
+    let seat = seat_of(game, caller.id).ok_or_else(not_a_player)?;
+    match PublicStatus::of(game) {
         PublicStatus::Open => {
-            return Err(ApiError::conflict(
-                "game_not_started",
+            return Err(ServiceError::new(
+                Code::GameNotStarted,
                 "the game starts when every seat is taken",
             ))
         }
         PublicStatus::Cancelled => return Err(cancelled()),
         PublicStatus::Active | PublicStatus::Finished => {}
     }
-    // A refused action writes nothing: the error leaves the transaction before any change.
-    let (mut state, played) = record.state.apply(seat, action)?;
-    let actor_of = |seat| {
-        record
-            .seats
-            .iter()
-            .find(|s| s.seat == seat)
-            .map(|s| s.account_id)
+    let (state, played) = game.state.apply(seat, action)?;
+    let round = game.state.round();
+    let mut decision = Decision {
+        state,
+        ..Decision::keep(game)
     };
-    let played_round = record.state.round();
-    let mut log: Vec<(u32, Option<Uuid>, LogEvent)> = played
-        .into_iter()
-        .map(|event| {
-            let actor = event.action().and_then(|(seat, _)| actor_of(seat));
-            (played_round, actor, LogEvent::Play(event))
-        })
-        .collect();
-    if state.needs_round() {
-        let (dealt_state, dealt) = deal_next(record, &state)?;
-        let round = dealt_state.round();
-        log.extend(dealt.into_iter().map(|e| (round, None, LogEvent::Play(e))));
-        state = dealt_state;
+    for event in played {
+        let actor = event
+            .action()
+            .and_then(|(seat, _)| game.seats.iter().find(|s| s.seat == seat))
+            .map(|s| s.account_id);
+        decision.log(round, actor, LogEvent::Play(event));
     }
-    let status = status_of(&state);
-    let seats = seats_awaiting(&record.seats, &state);
-    let next = next_record(record, state, status, seats, log.len());
-
-    let projection = Projection::new(&next, caller.id);
-    let at = next.updated_at;
-    let mut events = Vec::with_capacity(log.len());
-    let mut entries = Vec::with_capacity(log.len());
-    for (i, (round, actor, event)) in log.iter().enumerate() {
-        let seq = record.last_seq + 1 + i as i64;
-        entries.push(projection.entry(seq, *round, *actor, at, event));
-        events.push(event.to_new(*round, *actor)?);
-    }
-    let result = ActionResult {
-        view: GameView::of(&next, caller.id),
-        events: entries,
-    };
-    let idempotency = match key {
-        Some(key) => Some(key.record(caller.id, 200, &result)?),
-        None => None,
-    };
-    let change = GameChange {
-        state: next.state,
-        status: next.status,
-        seats: next.seats,
-        events,
-        idempotency,
-    };
-    Ok((change, result))
+    Ok(decision)
 }

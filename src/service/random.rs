@@ -5,30 +5,32 @@ use racko_rules::Seed;
 use rand::rngs::OsRng;
 use rand::TryRngCore;
 
-use crate::error::ApiError;
+use crate::error::ServiceError;
 
 /// No 0/O, 1/I/L: codes are read aloud and typed by hand.
 const INVITE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 pub const INVITE_CODE_LEN: usize = 8;
 
 /// A fresh round seed.
-pub fn seed() -> Result<Seed, ApiError> {
+pub fn seed() -> Result<Seed, ServiceError> {
     let mut bytes = [0u8; 32];
     OsRng
         .try_fill_bytes(&mut bytes)
-        .map_err(ApiError::internal)?;
+        .map_err(ServiceError::internal)?;
     Ok(Seed(bytes))
 }
 
 /// A fresh invite code of `INVITE_CODE_LEN` letters from `INVITE_ALPHABET`, uniform.
-pub fn invite_code() -> Result<String, ApiError> {
+pub fn invite_code() -> Result<String, ServiceError> {
     // Bytes at or above the largest multiple of the alphabet size are dropped so that every
     // letter is equally likely.
     let zone = (256 / INVITE_ALPHABET.len() * INVITE_ALPHABET.len()) as u8;
     let mut code = String::with_capacity(INVITE_CODE_LEN);
     let mut buf = [0u8; 16];
     while code.len() < INVITE_CODE_LEN {
-        OsRng.try_fill_bytes(&mut buf).map_err(ApiError::internal)?;
+        OsRng
+            .try_fill_bytes(&mut buf)
+            .map_err(ServiceError::internal)?;
         for &b in buf.iter().filter(|&&b| b < zone) {
             if code.len() < INVITE_CODE_LEN {
                 code.push(char::from(

@@ -24,9 +24,8 @@ impl PublicStatus {
         match game.status {
             GameStatus::Open => PublicStatus::Open,
             GameStatus::Active => PublicStatus::Active,
-            // A finished game whose rules state is not over never started: it was cancelled.
-            GameStatus::Finished if game.state.is_over() => PublicStatus::Finished,
-            GameStatus::Finished => PublicStatus::Cancelled,
+            GameStatus::Finished => PublicStatus::Finished,
+            GameStatus::Cancelled => PublicStatus::Cancelled,
         }
     }
 }

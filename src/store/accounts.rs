@@ -4,10 +4,10 @@ use diesel::prelude::*;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
-use super::error::SETTING_TAKEN;
 use super::rows::{enum_text, now, AccountRow};
 use super::schema::{accounts, settings};
 use super::{Account, NewAccount, Store, StoreError};
+use crate::error::Code;
 
 impl Store {
     pub(super) fn insert_account_impl(&self, new: &NewAccount) -> Result<Account, StoreError> {
@@ -74,7 +74,7 @@ impl Store {
                 return Err(if exists == 0 {
                     StoreError::NotFound
                 } else {
-                    StoreError::Conflict("not_a_guest")
+                    StoreError::Conflict(Code::NotAGuest)
                 });
             }
             Ok(accounts::table
@@ -115,7 +115,7 @@ impl Store {
         match inserted {
             Ok(_) => Ok(value),
             // Another writer came first: its value wins.
-            Err(StoreError::Conflict(SETTING_TAKEN)) => setting(&mut *self.conn()?, key)?
+            Err(StoreError::Conflict(Code::SettingTaken)) => setting(&mut *self.conn()?, key)?
                 .ok_or_else(|| StoreError::Internal(format!("setting {key} vanished"))),
             Err(e) => Err(e),
         }

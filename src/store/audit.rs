@@ -13,6 +13,7 @@ use super::conn::{AnyConnection, MultiBackend};
 use super::rows::{EventRow, GameRow};
 use super::schema::{game_events, game_seats, games};
 use super::*;
+use crate::error::Code;
 
 /// Filters of [`Store::audit_events`]; all optional, combined with AND.
 #[derive(Clone, Debug, Default)]
@@ -47,7 +48,7 @@ pub struct PlayerGamesPage {
     pub next_cursor: Option<String>,
 }
 
-const BAD_CURSOR: StoreError = StoreError::BadInput("invalid_cursor");
+const BAD_CURSOR: StoreError = StoreError::BadInput(Code::InvalidCursor);
 
 /// A keyset position: (time, game id, seq); hex of "micros:uuid:seq" (seq 0 for games).
 struct Cursor {
@@ -219,7 +220,7 @@ impl Store {
         Q: QueryFragment<MultiBackend> + QueryId,
     {
         if self.backend() != Backend::Postgres {
-            return Err(StoreError::BadInput("explain_needs_postgres"));
+            return Err(StoreError::BadInput(Code::ExplainNeedsPostgres));
         }
         Ok(query.load::<String>(&mut *self.conn()?)?)
     }

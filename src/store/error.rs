@@ -4,6 +4,7 @@
 use diesel::result::{DatabaseErrorKind, Error};
 
 use super::StoreError;
+use crate::error::Code;
 
 impl From<Error> for StoreError {
     fn from(e: Error) -> StoreError {
@@ -16,7 +17,7 @@ impl From<Error> for StoreError {
                 }
             }
             Error::DatabaseError(_, info) if is_bad_client_value(info.message()) => {
-                StoreError::BadInput("invalid_value")
+                StoreError::BadInput(Code::InvalidValue)
             }
             _ => StoreError::Internal(e.to_string()),
         }
@@ -46,22 +47,19 @@ impl From<diesel::r2d2::PoolError> for StoreError {
 /// Names the uniqueness rule a violation broke. PostgreSQL reports the constraint's name
 /// (named in the migrations); SQLite only says "UNIQUE constraint failed: table.column, …".
 /// Either text holds the table or column name looked for here.
-fn unique_rule(constraint: Option<&str>, message: &str) -> Option<&'static str> {
+fn unique_rule(constraint: Option<&str>, message: &str) -> Option<Code> {
     let text = format!("{} {message}", constraint.unwrap_or_default());
     [
-        ("idempotency_keys", "idempotency_key_taken"),
-        ("game_seats", "seat_taken"),
-        ("invite_code", "invite_code_taken"),
-        ("username", "username_taken"),
-        ("settings", SETTING_TAKEN),
+        ("idempotency_keys", Code::IdempotencyKeyTaken),
+        ("game_seats", Code::SeatTaken),
+        ("invite_code", Code::InviteCodeTaken),
+        ("username", Code::UsernameTaken),
+        ("settings", Code::SettingTaken),
     ]
     .into_iter()
     .find(|(needle, _)| text.contains(needle))
     .map(|(_, code)| code)
 }
-
-/// Internal to the store: `setting_or_insert` resolves it.
-pub(crate) const SETTING_TAKEN: &str = "setting_taken";
 
 /// A value read from the database that does not decode (bad JSON, an unknown status, …).
 pub(crate) fn bad_data(what: &str, e: impl std::fmt::Display) -> StoreError {
@@ -71,19 +69,20 @@ pub(crate) fn bad_data(what: &str, e: impl std::fmt::Display) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::unique_rule;
+    use crate::error::Code;
 
     #[test]
     fn names_the_rule_from_either_backend() {
         let pg = "duplicate key value violates unique constraint \"games_invite_code_key\"";
         assert_eq!(
             unique_rule(Some("games_invite_code_key"), pg),
-            Some("invite_code_taken")
+            Some(Code::InviteCodeTaken)
         );
         let sqlite = "UNIQUE constraint failed: game_seats.game_id, game_seats.account_id";
-        assert_eq!(unique_rule(None, sqlite), Some("seat_taken"));
+        assert_eq!(unique_rule(None, sqlite), Some(Code::SeatTaken));
         assert_eq!(
             unique_rule(None, "UNIQUE constraint failed: accounts.username_lower"),
-            Some("username_taken")
+            Some(Code::UsernameTaken)
         );
         assert_eq!(
             unique_rule(None, "UNIQUE constraint failed: games.id"),

@@ -5,27 +5,9 @@ use diesel::prelude::*;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
-use super::rows::{enum_text, now, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
+use super::rows::{enum_text, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
 use super::schema::{game_events, game_seats, games, idempotency_keys};
 use super::*;
-
-/// `update_game`'s failures inside its transaction: the store's, or the caller's decision.
-pub(super) enum TxError<E> {
-    Store(StoreError),
-    Decide(E),
-}
-
-impl<E> From<StoreError> for TxError<E> {
-    fn from(e: StoreError) -> Self {
-        TxError::Store(e)
-    }
-}
-
-impl<E> From<diesel::result::Error> for TxError<E> {
-    fn from(e: diesel::result::Error) -> Self {
-        TxError::Store(e.into())
-    }
-}
 
 fn count(n: usize) -> Result<i64, StoreError> {
     i64::try_from(n).map_err(|e| StoreError::Internal(format!("too many rows: {e}")))
@@ -35,30 +17,36 @@ pub(super) fn insert_game(
     conn: &mut AnyConnection,
     game: &NewGame,
     events: &[NewEvent],
+    idempotency: Option<&IdempotencyRecord>,
 ) -> Result<GameRecord, StoreError> {
-    let at = now();
+    count(events.len())?;
+    let record = game.record(events.len());
+    let at = record.created_at.naive_utc();
     let row = GameRow {
-        id: game.id.to_string(),
-        created_by: game.created_by.to_string(),
-        invite_code: game.invite_code.clone(),
-        options: to_json("game options", &game.options)?,
-        rules_version: i32::try_from(game.rules_version)
+        id: record.id.to_string(),
+        created_by: record.created_by.to_string(),
+        invite_code: record.invite_code.clone(),
+        options: to_json("game options", &record.options)?,
+        rules_version: i32::try_from(record.rules_version)
             .map_err(|e| StoreError::Internal(format!("rules version: {e}")))?,
-        state: to_json("game state", &game.state)?,
-        status: enum_text(&game.status)?,
-        test_mode: game.test_mode,
-        stacked: to_json("stacked decks", &game.stacked)?,
-        version: 1,
-        last_seq: count(events.len())?,
+        state: to_json("game state", &record.state)?,
+        status: enum_text(&record.status)?,
+        test_mode: record.test_mode,
+        stacked: to_json("stacked decks", &record.stacked)?,
+        version: record.version,
+        last_seq: record.last_seq,
         created_at: at,
         updated_at: at,
     };
     diesel::insert_into(games::table)
         .values(&row)
         .execute(conn)?;
-    insert_seats(conn, game.id, &game.seats)?;
-    insert_events(conn, game.id, 1, events, at)?;
-    row.into_record(game.seats.clone())
+    insert_seats(conn, record.id, &record.seats)?;
+    insert_events(conn, record.id, 1, events, at)?;
+    if let Some(idempotency) = idempotency {
+        insert_idempotency(conn, idempotency)?;
+    }
+    Ok(record)
 }
 
 fn insert_seats(
@@ -131,13 +119,16 @@ pub(super) fn lock_game(conn: &mut AnyConnection, id: Uuid) -> Result<(), StoreE
     Ok(())
 }
 
-/// Writes `change` over `current` with a compare-and-set on the version.
+/// Writes `change` over `current` with a compare-and-set on the version; returns the record
+/// as written.
 pub(super) fn apply_change(
     conn: &mut AnyConnection,
     current: &GameRecord,
     change: &GameChange,
-) -> Result<(), StoreError> {
-    let at = now();
+) -> Result<GameRecord, StoreError> {
+    count(change.events.len())?;
+    let next = current.after(change);
+    let at = next.updated_at.naive_utc();
     let id = current.id.to_string();
     let updated = diesel::update(
         games::table
@@ -147,8 +138,8 @@ pub(super) fn apply_change(
     .set((
         games::state.eq(to_json("game state", &change.state)?),
         games::status.eq(enum_text(&change.status)?),
-        games::version.eq(current.version + 1),
-        games::last_seq.eq(current.last_seq + count(change.events.len())?),
+        games::version.eq(next.version),
+        games::last_seq.eq(next.last_seq),
         games::updated_at.eq(at),
     ))
     .execute(conn)?;
@@ -163,22 +154,24 @@ pub(super) fn apply_change(
             None => StoreError::NotFound,
         });
     }
-    diesel::delete(game_seats::table.filter(game_seats::game_id.eq(&id))).execute(conn)?;
-    insert_seats(conn, current.id, &change.seats)?;
+    // Most changes leave the seats as they are (only an inbox flag may move): skip the rewrite.
+    if change.seats != current.seats {
+        diesel::delete(game_seats::table.filter(game_seats::game_id.eq(&id))).execute(conn)?;
+        insert_seats(conn, current.id, &change.seats)?;
+    }
     insert_events(conn, current.id, current.last_seq + 1, &change.events, at)?;
     if let Some(record) = &change.idempotency {
-        insert_idempotency(conn, record, at)?;
+        insert_idempotency(conn, record)?;
     }
-    Ok(())
+    Ok(next)
 }
 
 pub(super) fn insert_idempotency(
     conn: &mut AnyConnection,
     record: &IdempotencyRecord,
-    at: NaiveDateTime,
 ) -> Result<(), StoreError> {
     diesel::insert_into(idempotency_keys::table)
-        .values(&IdempotencyRow::new(record, at)?)
+        .values(&IdempotencyRow::new(record)?)
         .execute(conn)?;
     Ok(())
 }

@@ -30,7 +30,6 @@ use diesel::r2d2::{Pool, PooledConnection};
 use uuid::Uuid;
 
 use conn::{lock, sqlite_write_lock, write_tx, AnyConnection, Manager, Target};
-use games::TxError;
 
 /// The store. Cheap to clone (shares the pool).
 #[derive(Clone)]
@@ -103,7 +102,7 @@ impl Store {
 
     // ---- accounts ----
 
-    /// `StoreError::Conflict("username_taken")` when the username exists (case-insensitive).
+    /// `StoreError::Conflict(Code::UsernameTaken)` when the username exists (case-insensitive).
     pub fn insert_account(&self, account: &NewAccount) -> Result<Account, StoreError> {
         self.insert_account_impl(account)
     }
@@ -117,14 +116,14 @@ impl Store {
         self.account_where(None, Some(username))
     }
 
-    /// Turns a guest into a registered account (new username and password hash). Conflict
-    /// `username_taken` as above; Conflict `not_a_guest` when the account is registered already
-    /// (also when two upgrades of one guest race); NotFound for an unknown id.
     /// "Sign out everywhere": tokens issued so far stop working. NotFound for no such account.
     pub fn revoke_tokens(&self, id: Uuid) -> Result<(), StoreError> {
         self.revoke_tokens_impl(id)
     }
 
+    /// Turns a guest into a registered account (new username and password hash).
+    /// `Conflict(UsernameTaken)` as above; `Conflict(NotAGuest)` when the account is registered
+    /// already (also when two upgrades of one guest race); NotFound for an unknown id.
     pub fn upgrade_guest(
         &self,
         id: Uuid,
@@ -136,14 +135,17 @@ impl Store {
 
     // ---- games ----
 
-    /// Inserts a game, its seats and its first events (seq 1..), in one transaction.
-    /// Conflict("invite_code_taken") if the invite code exists (the caller retries with another).
+    /// Inserts a game, its seats, its first events (seq 1..) and the answer for its
+    /// Idempotency-Key if any, in one transaction; returns the record as written.
+    /// `Conflict(InviteCodeTaken)` if the invite code exists (the caller retries with another),
+    /// `Conflict(IdempotencyKeyTaken)` if another request with the key won.
     pub fn insert_game(
         &self,
         game: &NewGame,
         events: &[NewEvent],
+        idempotency: Option<&IdempotencyRecord>,
     ) -> Result<GameRecord, StoreError> {
-        self.write(|conn| games::insert_game(conn, game, events))
+        self.write(|conn| games::insert_game(conn, game, events, idempotency))
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
@@ -156,40 +158,33 @@ impl Store {
 
     /// Games matching `query`, newest activity first, with a stable cursor for the next page.
     /// The limit is clamped to 1..=100; `awaiting_player` needs `player` (ignored without);
-    /// a cursor that does not decode is `BadInput("invalid_cursor")`.
+    /// a cursor that does not decode is `BadInput(InvalidCursor)`.
     pub fn list_games(&self, query: &GameQuery) -> Result<GamePage, StoreError> {
         list::list_games(&mut *self.conn()?, query)
     }
 
-    /// The one write path of a game, in ONE transaction: loads the game (with its seats), calls
-    /// `decide`, and when it returns a change: writes the new state/status/seats with a
-    /// compare-and-set on `version` (`UPDATE … WHERE id = ? AND version = ?`, the new version
-    /// is the old + 1; no row → `StoreError::StaleVersion { current }` and nothing is written),
-    /// appends the events with gapless per-game sequence numbers continuing the log (unique
-    /// (game_id, seq)), and stores the idempotency record if any. When `decide` fails nothing
-    /// is written. Concurrent calls on one game never both apply: they queue (a row lock on
-    /// PostgreSQL, the write lock on SQLite) and each `decide` sees the state the previous one
-    /// left, so a caller with an expected version checks it in `decide` (→ StaleVersion); the
-    /// compare-and-set stays as the guard. `decide` runs inside the transaction: keep it pure
-    /// and quick. NotFound (via `E::from`) for an unknown game.
+    /// A game's change in ONE transaction (the store's half of `service::write`): locks and
+    /// loads the game (with its seats), calls `decide`, and when it returns a change: writes
+    /// the record `GameRecord::after` gives with a compare-and-set on `version`
+    /// (`UPDATE … WHERE id = ? AND version = ?`; no row → `StaleVersion { current }` and
+    /// nothing is written), appends the events with gapless per-game sequence numbers
+    /// continuing the log (unique (game_id, seq)), and stores the idempotency record if any.
+    /// Returns the record as written and `decide`'s answer. When `decide` fails nothing is
+    /// written. Concurrent calls on one game queue (a row lock on PostgreSQL, the write lock
+    /// on SQLite), so each `decide` sees the state the previous one left; the compare-and-set
+    /// stays as the guard. `decide` runs inside the transaction: keep it pure and quick.
+    /// `Store(NotFound)` for an unknown game.
     pub fn update_game<T, E>(
         &self,
         id: Uuid,
         decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
-    ) -> Result<T, E>
-    where
-        E: From<StoreError>,
-    {
-        let outcome = self.write(|conn| {
+    ) -> Result<(GameRecord, T), UpdateError<E>> {
+        self.write(|conn| {
             games::lock_game(conn, id)?;
             let current = games::load_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
-            let (change, answer) = decide(&current).map_err(TxError::Decide)?;
-            games::apply_change(conn, &current, &change)?;
-            Ok(answer)
-        });
-        outcome.map_err(|e| match e {
-            TxError::Store(e) => E::from(e),
-            TxError::Decide(e) => e,
+            let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+            let written = games::apply_change(conn, &current, &change)?;
+            Ok((written, answer))
         })
     }
 
@@ -212,12 +207,6 @@ impl Store {
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
         games::idempotency_record(&mut *self.conn()?, account, key)
-    }
-
-    /// Stores a finished request's answer outside `update_game` (e.g. for creating a game).
-    /// Conflict("idempotency_key_taken") if (account, key) has one already.
-    pub fn put_idempotency_record(&self, record: &IdempotencyRecord) -> Result<(), StoreError> {
-        self.write(|conn| games::insert_idempotency(conn, record, rows::now()))
     }
 
     fn conn(&self) -> Result<PooledConnection<Manager>, StoreError> {

@@ -13,10 +13,7 @@ use super::*;
 /// Now, cut to microseconds: PostgreSQL keeps no more, and a value must read back as written
 /// on both backends (list cursors compare them).
 pub fn now() -> NaiveDateTime {
-    let now = Utc::now();
-    DateTime::from_timestamp_micros(now.timestamp_micros())
-        .unwrap_or(now)
-        .naive_utc()
+    super::now().naive_utc()
 }
 
 pub fn uuid(what: &str, text: &str) -> Result<Uuid, StoreError> {
@@ -207,14 +204,14 @@ pub struct IdempotencyRow {
 }
 
 impl IdempotencyRow {
-    pub fn new(record: &IdempotencyRecord, at: NaiveDateTime) -> Result<Self, StoreError> {
+    pub fn new(record: &IdempotencyRecord) -> Result<Self, StoreError> {
         Ok(IdempotencyRow {
             account_id: record.account_id.to_string(),
             key: record.key.clone(),
             request_hash: record.request_hash.clone(),
             status: i32::from(record.status),
             body: to_json("idempotent response", &record.body)?,
-            created_at: at,
+            created_at: record.created_at.naive_utc(),
         })
     }
 

@@ -69,8 +69,9 @@ fn a_stale_compare_and_set_writes_nothing() {
         seats: vec![],
         test_mode: false,
         stacked: vec![],
+        created_at: crate::store::now(),
     };
-    let stale = store.insert_game(&game, &[]).expect("inserted");
+    let stale = store.insert_game(&game, &[], None).expect("inserted");
     let change = GameChange {
         state,
         status: GameStatus::Active,
@@ -81,6 +82,7 @@ fn a_stale_compare_and_set_writes_nothing() {
             actor: None,
             payload: serde_json::json!({}),
         }],
+        at: crate::store::now(),
         idempotency: None,
     };
     let apply = |record: &GameRecord| {
@@ -95,10 +97,13 @@ fn a_stale_compare_and_set_writes_nothing() {
     );
     let gone = GameRecord {
         id: Uuid::new_v4(),
-        ..stale
+        ..stale.clone()
     };
     assert!(matches!(apply(&gone), Err(StoreError::NotFound)));
     let record = store.game(game.id).expect("reads").expect("exists");
+    // The store writes exactly the record `GameRecord::after` describes.
+    let expected = stale.after(&change);
+    assert_eq!(record.updated_at, expected.updated_at);
     assert_eq!(
         (record.version, record.last_seq, record.status),
         (2, 1, GameStatus::Active)

@@ -5,6 +5,8 @@ use racko_rules::{Game, Options};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::error::Code;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     Postgres,
@@ -15,15 +17,15 @@ pub enum Backend {
 pub enum StoreError {
     #[error("not found")]
     NotFound,
-    /// A uniqueness rule was broken; the str names it (e.g. "username_taken").
+    /// A uniqueness rule was broken; the code names it (e.g. `Code::UsernameTaken`).
     #[error("conflict: {0}")]
-    Conflict(&'static str),
+    Conflict(Code),
     /// The game changed since it was read.
     #[error("stale version; current is {current}")]
     StaleVersion { current: i64 },
-    /// A value the client sent does not decode (e.g. `invalid_cursor`); the str is the code.
+    /// A value the client sent does not decode (e.g. `Code::InvalidCursor`).
     #[error("bad input: {0}")]
-    BadInput(&'static str),
+    BadInput(Code),
     /// Anything else (connection, SQL, (de)serialization). Logged, never shown to clients.
     #[error("database error: {0}")]
     Internal(String),
@@ -77,6 +79,8 @@ pub enum GameStatus {
     /// Being played.
     Active,
     Finished,
+    /// The creator left before the game started.
+    Cancelled,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +107,37 @@ pub struct NewGame {
     pub test_mode: bool,
     /// Stacked decks for the coming rounds in test mode, as given at creation.
     pub stacked: Vec<racko_rules::StackedDeck>,
+    /// From [`now`]; also the time of the first events.
+    pub created_at: DateTime<Utc>,
+}
+
+impl NewGame {
+    /// The record as it reads once inserted with `events` first log entries.
+    pub fn record(&self, events: usize) -> GameRecord {
+        GameRecord {
+            id: self.id,
+            created_by: self.created_by,
+            invite_code: self.invite_code.clone(),
+            options: self.options.clone(),
+            rules_version: self.rules_version,
+            state: self.state.clone(),
+            status: self.status,
+            seats: self.seats.clone(),
+            test_mode: self.test_mode,
+            stacked: self.stacked.clone(),
+            version: 1,
+            last_seq: events as i64,
+            created_at: self.created_at,
+            updated_at: self.created_at,
+        }
+    }
+}
+
+/// The store's clock: now, to the microsecond both databases keep, so that an answer built
+/// before a write shows the times a later read gives.
+pub fn now() -> DateTime<Utc> {
+    let now = Utc::now();
+    DateTime::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
 }
 
 #[derive(Clone, Debug)]
@@ -125,6 +160,22 @@ pub struct GameRecord {
     pub updated_at: DateTime<Utc>,
 }
 
+impl GameRecord {
+    /// The record as it reads after `change`: the one place where the version, the last seq
+    /// and the time of a change are worked out (the store writes exactly this).
+    pub fn after(&self, change: &GameChange) -> GameRecord {
+        GameRecord {
+            state: change.state.clone(),
+            status: change.status,
+            seats: change.seats.clone(),
+            version: self.version + 1,
+            last_seq: self.last_seq + change.events.len() as i64,
+            updated_at: change.at,
+            ..self.clone()
+        }
+    }
+}
+
 /// What `Store::update_game`'s decision writes.
 #[derive(Clone, Debug)]
 pub struct GameChange {
@@ -133,7 +184,28 @@ pub struct GameChange {
     /// The complete new list of seats (replaces the old one).
     pub seats: Vec<SeatRecord>,
     pub events: Vec<NewEvent>,
+    /// From [`now`]: the game's `updated_at` and the time of its new events.
+    pub at: DateTime<Utc>,
     pub idempotency: Option<IdempotencyRecord>,
+}
+
+/// Why `Store::update_game` wrote nothing: the store failed, or the decision refused.
+#[derive(Debug)]
+pub enum UpdateError<E> {
+    Store(StoreError),
+    Decide(E),
+}
+
+impl<E> From<StoreError> for UpdateError<E> {
+    fn from(e: StoreError) -> Self {
+        UpdateError::Store(e)
+    }
+}
+
+impl<E> From<diesel::result::Error> for UpdateError<E> {
+    fn from(e: diesel::result::Error) -> Self {
+        UpdateError::Store(e.into())
+    }
 }
 
 /// One entry of a game's log as written.

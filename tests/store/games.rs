@@ -7,7 +7,7 @@ store_tests! {
         let (a, b) = (account(&store, "a"), account(&store, "b"));
         let new = new_game(&a, vec![seat(0, &a, true), seat(1, &b, false)]);
         let events = [event("created", Some(a.id)), event("joined", None)];
-        let inserted = store.insert_game(&new, &events).unwrap();
+        let inserted = store.insert_game(&new, &events, None).unwrap();
         assert_eq!((inserted.version, inserted.last_seq), (1, 2));
         for loaded in [
             store.game(new.id).unwrap().expect("by id"),
@@ -39,13 +39,13 @@ store_tests! {
     fn uniqueness_of_invite_codes_and_seats(store: Store, _db: &TestDb) {
         let (a, b) = (account(&store, "a"), account(&store, "b"));
         let first = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&first, &[]).unwrap();
+        store.insert_game(&first, &[], None).unwrap();
         let same_code = NewGame { id: Uuid::new_v4(), ..first.clone() };
-        let e = store.insert_game(&same_code, &[]).unwrap_err();
-        assert!(matches!(e, StoreError::Conflict("invite_code_taken")), "{e:?}");
+        let e = store.insert_game(&same_code, &[], None).unwrap_err();
+        assert!(matches!(e, StoreError::Conflict(Code::InviteCodeTaken)), "{e:?}");
         let twice = new_game(&a, vec![seat(0, &b, true), seat(1, &b, false)]);
-        let e = store.insert_game(&twice, &[event("created", None)]).unwrap_err();
-        assert!(matches!(e, StoreError::Conflict("seat_taken")), "{e:?}");
+        let e = store.insert_game(&twice, &[event("created", None)], None).unwrap_err();
+        assert!(matches!(e, StoreError::Conflict(Code::SeatTaken)), "{e:?}");
         // The failed insert left nothing behind.
         assert!(store.game(twice.id).unwrap().is_none());
         assert!(store.events(twice.id, 0, 10).unwrap().is_empty());
@@ -54,8 +54,8 @@ store_tests! {
     fn an_update_writes_state_seats_events_at_once(store: Store, _db: &TestDb) {
         let (a, b) = (account(&store, "a"), account(&store, "b"));
         let new = new_game(&a, vec![seat(0, &a, false)]);
-        store.insert_game(&new, &[event("created", Some(a.id))]).unwrap();
-        let answer = store.update_game(new.id, |record| {
+        store.insert_game(&new, &[event("created", Some(a.id))], None).unwrap();
+        let answer = update(&store, new.id, |record| {
             assert_eq!((record.version, record.last_seq), (1, 1));
             let mut c = change(record, vec![event("joined", Some(b.id)), event("dealt", None)]);
             c.seats = vec![seat(0, &a, true), seat(1, &b, false)];
@@ -74,7 +74,7 @@ store_tests! {
     fn a_stale_or_failed_decision_writes_nothing(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[]).unwrap();
+        store.insert_game(&new, &[], None).unwrap();
         assert_eq!(update_at(&store, new.id, 1, vec![event("x", None)]).unwrap(), 2);
         let stale = update_at(&store, new.id, 1, vec![event("y", None)]);
         assert!(matches!(stale, Err(StoreError::StaleVersion { current: 2 })), "{stale:?}");
@@ -89,15 +89,15 @@ store_tests! {
             }
         }
         let refused = store.update_game(new.id, |_| Err::<(GameChange, ()), _>(Refused::No));
-        assert_eq!(refused, Err(Refused::No));
+        assert!(matches!(refused, Err(UpdateError::Decide(Refused::No))), "{refused:?}");
         // A decision that breaks a rule in the middle of the writes is rolled back whole.
         let b = account(&store, "b");
-        let broken = store.update_game(new.id, |record| {
+        let broken = update(&store, new.id, |record| {
             let mut c = change(record, vec![event("z", None)]);
             c.seats = vec![seat(0, &b, true), seat(1, &b, true)];
             Ok::<_, StoreError>((c, ()))
         });
-        assert!(matches!(broken, Err(StoreError::Conflict("seat_taken"))), "{broken:?}");
+        assert!(matches!(broken, Err(StoreError::Conflict(Code::SeatTaken))), "{broken:?}");
         let record = store.game(new.id).unwrap().unwrap();
         assert_eq!((record.version, record.last_seq), (2, 1));
         assert_eq!(record.seats, vec![seat(0, &a, true)]);
@@ -107,7 +107,7 @@ store_tests! {
     fn events_page_by_sequence(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[]).unwrap();
+        store.insert_game(&new, &[], None).unwrap();
         for version in 1..=5 {
             update_at(&store, new.id, version, vec![event("x", None), event("y", None)]).unwrap();
         }
@@ -124,7 +124,7 @@ store_tests! {
     fn idempotency_records_round_trip(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[]).unwrap();
+        store.insert_game(&new, &[], None).unwrap();
         let record = |key: &str| IdempotencyRecord {
             account_id: a.id,
             key: key.into(),
@@ -134,7 +134,7 @@ store_tests! {
             created_at: chrono::Utc::now(),
         };
         let with_key = |key: &str| {
-            store.update_game(new.id, |current| {
+            update(&store, new.id, |current| {
                 let mut c = change(current, vec![event("x", None)]);
                 c.idempotency = Some(record(key));
                 Ok::<_, StoreError>((c, ()))
@@ -146,10 +146,16 @@ store_tests! {
         assert_eq!((stored.request_hash.as_str(), stored.status), ("abc", 201));
         assert_eq!(stored.body, json!({ "ok": true }));
         let again = with_key("k1");
-        assert!(matches!(again, Err(StoreError::Conflict("idempotency_key_taken"))), "{again:?}");
+        assert!(matches!(again, Err(StoreError::Conflict(Code::IdempotencyKeyTaken))), "{again:?}");
         assert_eq!(store.game(new.id).unwrap().unwrap().version, 2);
-        store.put_idempotency_record(&record("k2")).unwrap();
+        // A game's creation stores its key's answer in the same transaction.
+        let other = new_game(&a, vec![seat(0, &a, true)]);
+        store.insert_game(&other, &[], Some(&record("k2"))).unwrap();
         assert!(store.idempotency_record(a.id, "k2").unwrap().is_some());
+        let third = new_game(&a, vec![seat(0, &a, true)]);
+        let taken = store.insert_game(&third, &[], Some(&record("k2")));
+        assert!(matches!(taken, Err(StoreError::Conflict(Code::IdempotencyKeyTaken))), "{taken:?}");
+        assert!(store.game(third.id).unwrap().is_none(), "the game of a taken key is not kept");
         assert!(store.idempotency_record(a.id, "k3").unwrap().is_none());
         assert!(store.idempotency_record(Uuid::new_v4(), "k1").unwrap().is_none());
     }

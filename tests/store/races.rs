@@ -6,7 +6,7 @@ store_tests! {
     fn of_twenty_racing_writers_on_one_version_one_wins(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[event("created", None)]).unwrap();
+        store.insert_game(&new, &[event("created", None)], None).unwrap();
         let barrier = Arc::new(Barrier::new(20));
         let results: Vec<_> = (0..20)
             .map(|_| {
@@ -31,7 +31,7 @@ store_tests! {
     fn twenty_racing_writers_all_apply_in_turn(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[]).unwrap();
+        store.insert_game(&new, &[], None).unwrap();
         let barrier = Arc::new(Barrier::new(20));
         let threads: Vec<_> = (0..20)
             .map(|_| {
@@ -39,7 +39,7 @@ store_tests! {
                 thread::spawn(move || {
                     barrier.wait();
                     // No expected version: each decides on whatever is current.
-                    store.update_game(new.id, |record| {
+                    update(&store, new.id, |record| {
                         Ok::<_, StoreError>((change(record, vec![event("n", None)]), ()))
                     })
                 })
@@ -68,7 +68,7 @@ fn update_game_throughput() {
         let games: Vec<Uuid> = (0..threads)
             .map(|_| {
                 let game = new_game(&a, vec![seat(0, &a, true)]);
-                store.insert_game(&game, &[]).unwrap();
+                store.insert_game(&game, &[], None).unwrap();
                 game.id
             })
             .collect();
@@ -80,11 +80,10 @@ fn update_game_throughput() {
                     let id = if spread { games[t] } else { games[0] };
                     thread::spawn(move || {
                         for _ in 0..per_thread {
-                            store
-                                .update_game(id, |r| {
-                                    Ok::<_, StoreError>((change(r, vec![event("n", None)]), ()))
-                                })
-                                .unwrap();
+                            update(&store, id, |r| {
+                                Ok::<_, StoreError>((change(r, vec![event("n", None)]), ()))
+                            })
+                            .unwrap();
                         }
                     })
                 })

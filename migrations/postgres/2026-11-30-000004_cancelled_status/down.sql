@@ -1,0 +1,1 @@
+UPDATE games SET status = 'finished' WHERE status = 'cancelled';

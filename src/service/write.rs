@@ -1,0 +1,224 @@
+//! The one write path of a game. Every change (an action, a join, a leave, and whatever comes
+//! next: a timeout, a resignation, a computer player's move, an outbox row) goes through
+//! [`change_game`]; a caller only decides what the change is ([`Decision`]) and what to answer.
+//!
+//! Inside one store transaction this module: checks the version the client saw, asks the
+//! caller to decide, deals the next round when one is due, derives the seats' inbox flags and
+//! the stored status, turns the log entries into events, builds the answer from the record as
+//! it will be written, and stores that answer for the `Idempotency-Key`. Creating a game is the
+//! other write ([`create_game`]), also one transaction with its key.
+
+use racko_rules::{Game, RoundDeal};
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::idempotency::{once, IdempotencyKey, Reply};
+use super::{game_not_found, random, LogEvent};
+use crate::error::{Code, ServiceError};
+use crate::store::{
+    self, GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
+    UpdateError,
+};
+
+/// A change decided for a game: its state, status and seats afterwards and what to log.
+/// Inbox flags (`SeatRecord::awaiting`) and a due deal are filled in by the write path.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub state: Game,
+    pub status: GameStatus,
+    pub seats: Vec<SeatRecord>,
+    pub log: Vec<Logged>,
+}
+
+impl Decision {
+    /// Starts from the game as it is: nothing changed, nothing logged.
+    pub fn keep(game: &GameRecord) -> Decision {
+        Decision {
+            state: game.state.clone(),
+            status: game.status,
+            seats: game.seats.clone(),
+            log: Vec::new(),
+        }
+    }
+
+    pub fn log(&mut self, round: u32, actor: Option<Uuid>, event: LogEvent) {
+        self.log.push(Logged {
+            round,
+            actor,
+            event,
+        });
+    }
+}
+
+/// One entry for the game's log: the round it belongs to, the account that caused it.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    pub round: u32,
+    pub actor: Option<Uuid>,
+    pub event: LogEvent,
+}
+
+/// The change as written, for building the answer.
+pub struct Written<'a> {
+    /// The game as the store will have it after the change.
+    pub game: &'a GameRecord,
+    /// The new log entries, first to last, with their seq numbers.
+    pub log: Vec<(i64, &'a Logged)>,
+}
+
+/// What the change is decided against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// The version the client saw: any other is `stale_version`.
+    Version(i64),
+    /// Whatever the game is now (lobby changes, the server's own moves): losing the
+    /// compare-and-set to another writer means deciding again on the newer game.
+    Latest,
+}
+
+/// Who asks for a change, for idempotent retries: the account and its `Idempotency-Key`.
+#[derive(Clone, Copy, Debug)]
+pub struct Asker<'a> {
+    pub account: Uuid,
+    pub key: Option<&'a IdempotencyKey>,
+}
+
+/// How often a `Latest` change decides again after losing the compare-and-set.
+const LATEST_TRIES: usize = 3;
+
+/// Changes game `id`: the one write path (see the module docs). `decide` may run more than
+/// once (`Expect::Latest`), each time on the current game; an error from it writes nothing.
+pub fn change_game<T: Serialize>(
+    store: &Store,
+    id: Uuid,
+    expect: Expect,
+    asker: Asker<'_>,
+    decide: impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
+    answer: impl Fn(&Written<'_>) -> T,
+) -> Result<Reply<T>, ServiceError> {
+    once(store, asker.account, asker.key, || {
+        let mut tries = 1;
+        loop {
+            let written =
+                store.update_game(id, |game| write_one(game, expect, asker, &decide, &answer));
+            match written {
+                Ok((_, answer)) => return Ok(answer),
+                Err(UpdateError::Decide(e)) => return Err(e),
+                Err(UpdateError::Store(StoreError::NotFound)) => return Err(game_not_found()),
+                Err(UpdateError::Store(StoreError::StaleVersion { .. }))
+                    if expect == Expect::Latest && tries < LATEST_TRIES =>
+                {
+                    tries += 1
+                }
+                Err(UpdateError::Store(e)) => return Err(e.into()),
+            }
+        }
+    })
+}
+
+fn write_one<T: Serialize>(
+    game: &GameRecord,
+    expect: Expect,
+    asker: Asker<'_>,
+    decide: &impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
+    answer: &impl Fn(&Written<'_>) -> T,
+) -> Result<(GameChange, T), ServiceError> {
+    if let Expect::Version(version) = expect {
+        if version != game.version {
+            return Err(ServiceError::stale_version(game.version));
+        }
+    }
+    let mut decision = decide(game)?;
+    if decision.status == GameStatus::Active && decision.state.needs_round() {
+        deal_next(game, &mut decision)?;
+    }
+    if decision.status == GameStatus::Active && decision.state.is_over() {
+        decision.status = GameStatus::Finished;
+    }
+    let awaiting = decision.state.awaiting();
+    for seat in &mut decision.seats {
+        seat.awaiting = awaiting.contains(&seat.seat);
+    }
+    let mut change = GameChange {
+        state: decision.state,
+        status: decision.status,
+        seats: decision.seats,
+        events: new_events(&decision.log)?,
+        at: store::now(),
+        idempotency: None,
+    };
+    let next = game.after(&change);
+    let written = Written {
+        game: &next,
+        log: (game.last_seq + 1..).zip(&decision.log).collect(),
+    };
+    let answer = answer(&written);
+    if let Some(key) = asker.key {
+        change.idempotency = Some(key.record(asker.account, 200, &answer, change.at)?);
+    }
+    Ok((change, answer))
+}
+
+/// Deals the next round: a fresh OS seed always (it is committed and later revealed, R9.2);
+/// in a test-mode game, the stacked deck given at creation for that round, if any.
+fn deal_next(game: &GameRecord, decision: &mut Decision) -> Result<(), ServiceError> {
+    let round = decision.state.round() as usize + 1;
+    let stacked = if game.test_mode {
+        game.stacked.get(round - 1).cloned()
+    } else {
+        None
+    };
+    let deal = RoundDeal {
+        seed: random::seed()?,
+        stacked,
+    };
+    // The stacked decks were validated at creation, so a refusal here is a server fault.
+    let (state, dealt) = decision
+        .state
+        .start_round(&deal)
+        .map_err(ServiceError::internal)?;
+    for event in dealt {
+        decision.log(state.round(), None, LogEvent::Play(event));
+    }
+    decision.state = state;
+    Ok(())
+}
+
+fn new_events(log: &[Logged]) -> Result<Vec<NewEvent>, ServiceError> {
+    log.iter()
+        .map(|entry| entry.event.to_new(entry.round, entry.actor))
+        .collect()
+}
+
+/// Invite codes are random; a clash is rare, a few tries are plenty.
+const INVITE_CODE_TRIES: usize = 5;
+
+/// Creates `game` (its invite code is drawn here) with its first log entries, in one
+/// transaction with the answer for the asker's `Idempotency-Key` (status 201).
+pub fn create_game<T: Serialize>(
+    store: &Store,
+    mut game: NewGame,
+    log: &[Logged],
+    asker: Asker<'_>,
+    answer: impl Fn(&GameRecord) -> T,
+) -> Result<Reply<T>, ServiceError> {
+    let events = new_events(log)?;
+    once(store, asker.account, asker.key, || {
+        for _ in 0..INVITE_CODE_TRIES {
+            game.invite_code = random::invite_code()?;
+            let reply = answer(&game.record(events.len()));
+            let idempotency = match asker.key {
+                Some(key) => Some(key.record(asker.account, 201, &reply, game.created_at)?),
+                None => None,
+            };
+            match store.insert_game(&game, &events, idempotency.as_ref()) {
+                Ok(_) => return Ok(reply),
+                Err(StoreError::Conflict(Code::InviteCodeTaken)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(ServiceError::internal(format!(
+            "no free invite code after {INVITE_CODE_TRIES} tries"
+        )))
+    })
+}
