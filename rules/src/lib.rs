@@ -1,6 +1,7 @@
 //! The rules of Racko (Ravensburger, 1986), as a pure and deterministic library.
 //!
-//! Rule numbers (R1..R9) refer to `RULES.md`, the project's rules contract.
+//! Rule numbers (R1..R9) and worked examples (E1..E8) refer to `docs/rules.md` at the root of
+//! the repository, the project's rules contract.
 //! Nothing here performs IO, reads a clock or the OS random source: every
 //! random choice is derived from a caller-supplied 32-byte seed (see [`shuffle`]).
 //!

@@ -1,5 +1,8 @@
 //! Verifying an export: the record must agree with itself, with its seeds and with the rules.
-//! Pure (no IO); `racko verify FILE` and `GET /v1/games/{id}/verify` call it.
+//! [`parse`] and [`verify`] do no IO: they read a document already in memory, and
+//! `GET /v1/games/{id}/verify` calls [`verify`] on a stored game's export. [`run_cli`], behind
+//! `racko verify FILE`, reads the file, prints the report (stdout) or the first problem
+//! (stderr) and returns the exit code.
 //!
 //! The checks, in order: format and rules version known, the record complete, seqs 1, 2, 3, …
 //! each event's kind, round and actor, the players, each round's seed against its commitment
