@@ -13,7 +13,7 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::db::{backends, TestBackend, TestDb};
+use super::db::{enabled, TestBackend, TestDb};
 
 /// The token secret of every test server (to forge tokens on purpose).
 pub const TEST_JWT_SECRET: &str = "racko-test-secret-0123456789abcdef-0123456789";
@@ -77,13 +77,13 @@ pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Co
 }
 
 /// Runs `test` on a new app of `backend`, or skips (with a note) when the backend is not listed
-/// in `RACKO_TEST_BACKENDS`.
+/// in `RACKO_TEST_BACKENDS`; fails when it is listed and cannot be reached (`db::enabled`).
 pub async fn run_on<F, Fut>(backend: TestBackend, test: F)
 where
     F: FnOnce(TestApp) -> Fut,
     Fut: Future<Output = ()>,
 {
-    if !backends().contains(&backend) {
+    if !enabled(backend) {
         eprintln!("skipped: {backend:?} is not in RACKO_TEST_BACKENDS");
         return;
     }
