@@ -8,6 +8,7 @@ mod common;
 
 use common::app::{json_body, TEST_PASSWORD};
 use common::db::{TestBackend, TestDb};
+use common::json::field;
 use racko::{app::Application, config::Config};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -150,9 +151,10 @@ async fn embedded_store_keeps_games_and_tokens_across_a_restart() {
     let second = start(&db.url).await;
     for (token, seen) in tokens.iter().zip(&before) {
         let now = second.game(&id, token).await;
-        assert_eq!(now["version"], seen["version"]);
+        assert_eq!(field(&now, "version"), field(seen, "version"));
         assert_eq!(
-            now["table"], seen["table"],
+            field(&now, "table"),
+            field(seen, "table"),
             "the table as this player saw it before"
         );
     }

@@ -14,7 +14,7 @@ use racko_rules::{Card, Game, Options, StackedDeck};
 use serde_json::json;
 use uuid::Uuid;
 
-use common::db::{backends, TestBackend, TestDb};
+use common::db::{backends, enabled, named, selected, TestBackend, TestDb};
 
 /// `store_tests! { fn name(store: Store, db: &TestDb) { … } }` makes `mod name` with the tests
 /// `postgres` and `sqlite`.
@@ -39,7 +39,7 @@ macro_rules! store_tests {
 }
 
 fn on(backend: TestBackend, test: fn(Store, &TestDb)) {
-    if !backends().contains(&backend) {
+    if !enabled(backend) {
         eprintln!("skipped: {backend:?} is not in RACKO_TEST_BACKENDS");
         return;
     }

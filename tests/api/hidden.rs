@@ -8,6 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::app::{json_body, TestApp};
+use crate::common::json::assert_withheld;
 use crate::tables::{act, number_cards, players, post_action, view, Player};
 
 both_stores!(nobody_sees_another_rack_or_the_stock);
@@ -135,5 +136,19 @@ async fn nobody_sees_another_rack_or_the_stock(app: TestApp) {
     }
     for public in [26, 24, 1, 28, 23] {
         assert!(bob_sees.contains(&public), "bob sees {public}");
+    }
+    // The seed and the deck are there as fields, withheld: the text checks above would miss
+    // them under another name.
+    for viewer in [bob, cat] {
+        let path = format!("/v1/games/{id}/events?limit=500");
+        let log = json_body(app.get(&path, viewer.token()).await, StatusCode::OK).await;
+        let started = log["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .find(|e| e["kind"] == "round_started")
+            .expect("round_started");
+        assert_withheld(started, "event.seed", "R9.2: the open round's seed");
+        assert_withheld(started, "event.stacked", "R9.2: the open round's deck");
     }
 }

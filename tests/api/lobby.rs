@@ -5,6 +5,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp};
+use crate::common::json::{assert_withheld, assert_without, field};
 use crate::tables::{create, deck, join, n, players, stacked, view, Player};
 
 both_stores!(
@@ -141,8 +142,15 @@ async fn a_full_table_starts_with_round_one_dealt(app: TestApp) {
     );
     let round_started = &log["events"][5]["event"];
     assert_eq!(round_started["round"], 1);
-    assert!(round_started["seed"].is_null());
-    assert_eq!(round_started["seed_commitment"], table["seed_commitment"]);
+    assert_withheld(
+        round_started,
+        "seed",
+        "R9.2: no seed while the round is played",
+    );
+    assert_eq!(
+        field(round_started, "seed_commitment"),
+        field(table, "seed_commitment")
+    );
 
     // Seat 1 is on turn: the game is in bob's inbox, not in ann's.
     let inbox = "/v1/me/games?filter=my_turn";
@@ -219,8 +227,13 @@ async fn leaving_frees_the_seat_and_the_creator_cancels(app: TestApp) {
     join(&app, &bob, id).await;
     let left = json_body(leave_res(&app, &bob, id).await, StatusCode::OK).await;
     assert_eq!(left["status"], "open");
-    assert_eq!(left["my_seat"], Value::Null);
-    assert!(left["invite_code"].is_null(), "no longer seated, no code");
+    assert_withheld(&left, "my_seat", "bob has left");
+    assert_withheld(&left, "invite_code", "no longer seated, no code");
+    assert_eq!(
+        field(&view(&app, &ann, id).await, "invite_code"),
+        field(&game, "invite_code"),
+        "the seated creator still sees it"
+    );
     assert_eq!(left["players"].as_array().map(Vec::len), Some(1));
     assert_problem(
         leave_res(&app, &bob, id).await,
@@ -404,7 +417,11 @@ async fn lists_page_through_the_lobby_and_the_inbox(app: TestApp) {
     assert_eq!(first["games"].as_array().map(Vec::len), Some(2));
     assert_eq!(first["games"][0]["id"], open[2]);
     assert_eq!(first["games"][0]["free_seats"], 2);
-    assert_eq!(first["games"][0]["my_seat"], Value::Null);
+    assert_withheld(
+        &first,
+        "games.0.my_seat",
+        "bob sits in none of the open games",
+    );
     let cursor = first["next_cursor"].as_str().expect("a next page");
     let second = json_body(
         app.get(&format!("/v1/games?limit=2&cursor={cursor}"), bob.token())
@@ -414,7 +431,7 @@ async fn lists_page_through_the_lobby_and_the_inbox(app: TestApp) {
     .await;
     assert_eq!(second["games"].as_array().map(Vec::len), Some(1));
     assert_eq!(second["games"][0]["id"], open[0]);
-    assert!(second["next_cursor"].is_null());
+    assert_withheld(&second, "next_cursor", "the last page");
 
     let active = json_body(
         app.get("/v1/games?status=active", bob.token()).await,
@@ -422,9 +439,11 @@ async fn lists_page_through_the_lobby_and_the_inbox(app: TestApp) {
     )
     .await;
     assert_eq!(active["games"][0]["id"], started);
-    assert!(
-        active["games"][0].get("table").is_none(),
-        "lists carry no cards"
+    assert_without(
+        field(&active, "games.0"),
+        "table",
+        &["id", "status", "players", "my_seat"],
+        "lists carry no cards",
     );
 
     // The inbox: bob starts round 1 of the started game (seat 1 is left of the dealer).

@@ -5,7 +5,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, TestApp};
-use crate::tables::{create, players, post_action, post_with, small_game, view};
+use crate::common::json::{assert_withheld, field};
+use crate::tables::{create, number_cards, players, post_action, post_with, small_game, view};
 
 both_stores!(
     refused_actions_have_a_status_and_a_code,
@@ -205,21 +206,35 @@ async fn the_event_log_pages_and_projects(app: TestApp) {
 
     // The deal: each player sees his own rack only, a spectator none (R8).
     let dealt = |page: &Value| {
-        page["events"]
+        let dealt = page["events"]
             .as_array()
             .expect("events")
             .iter()
             .find(|e| e["kind"] == "dealt")
-            .expect("dealt")["event"]["racks"]
-            .clone()
+            .expect("dealt");
+        field(dealt, "event.racks").clone()
     };
+    let values = |rack: &Value| {
+        let mut found = Vec::new();
+        number_cards(rack, &mut found);
+        found
+    };
+    // What `small_game` deals, slot 5 first.
+    let anns_rack = [23, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 1];
+    let bobs_rack = [24, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 2];
     let racks = dealt(&all);
-    assert!(racks[0].is_null() && racks[1].is_array());
+    assert_withheld(&racks, "0", "bob does not see ann's rack");
+    assert_eq!(values(field(&racks, "1")), bobs_rack, "bob sees his rack");
     let anns = json_body(app.get(&log(0, 100), ann.token()).await, StatusCode::OK).await;
     let racks = dealt(&anns);
-    assert!(racks[0].is_array() && racks[1].is_null());
+    assert_eq!(values(field(&racks, "0")), anns_rack, "ann sees her rack");
+    assert_withheld(&racks, "1", "ann does not see bob's rack");
     let cats = json_body(app.get(&log(0, 100), cat.token()).await, StatusCode::OK).await;
-    assert_eq!(dealt(&cats), json!([null, null]));
+    assert_eq!(
+        dealt(&cats),
+        json!([null, null]),
+        "a spectator sees no rack"
+    );
 
     for (query, code) in [
         (log(0, 0), "invalid_limit"),

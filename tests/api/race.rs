@@ -26,6 +26,7 @@ async fn one_of_twenty_actions_wins(app: TestApp) {
     let bodies: Vec<_> = actions
         .map(|a| json!({ "version": version, "action": a }))
         .collect();
+    let metrics = app.scrape().await;
     let answers = join_all(bodies.iter().map(|b| post_action(&app, bob, &id, b))).await;
 
     let mut won = 0;
@@ -64,16 +65,10 @@ async fn one_of_twenty_actions_wins(app: TestApp) {
         .filter(|e| e["kind"] == "discard_taken" || e["kind"] == "drew")
         .count();
     assert_eq!(inputs, 1);
-    let metrics = app
-        .get("/metrics", None)
-        .await
-        .text()
-        .await
-        .expect("metrics");
-    assert!(
-        metrics.contains("conflict"),
-        "version conflicts are counted"
-    );
+    // The metrics saw the same: one applied, nineteen refused as stale.
+    let after = app.scrape().await;
+    assert_eq!(after.rise(&metrics, "racko_actions_applied_total"), 1.0);
+    assert_eq!(after.rise(&metrics, "racko_version_conflicts_total"), 19.0);
 }
 
 async fn one_of_many_joins_takes_the_last_seat(app: TestApp) {

@@ -13,7 +13,7 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::db::{backends, TestBackend, TestDb};
+use super::db::{enabled, TestBackend, TestDb};
 
 /// The token secret of every test server (to forge tokens on purpose).
 pub const TEST_JWT_SECRET: &str = "racko-test-secret-0123456789abcdef-0123456789";
@@ -77,13 +77,13 @@ pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Co
 }
 
 /// Runs `test` on a new app of `backend`, or skips (with a note) when the backend is not listed
-/// in `RACKO_TEST_BACKENDS`.
+/// in `RACKO_TEST_BACKENDS`; fails when it is listed and cannot be reached (`db::enabled`).
 pub async fn run_on<F, Fut>(backend: TestBackend, test: F)
 where
     F: FnOnce(TestApp) -> Fut,
     Fut: Future<Output = ()>,
 {
-    if !backends().contains(&backend) {
+    if !enabled(backend) {
         eprintln!("skipped: {backend:?} is not in RACKO_TEST_BACKENDS");
         return;
     }
@@ -176,10 +176,55 @@ impl TestApp {
         token_and_id(res, StatusCode::CREATED).await
     }
 
+    /// One read of `/metrics` (served without a token, as configured by `spawn_app`).
+    pub async fn scrape(&self) -> Scrape {
+        let res = self.get("/metrics", None).await;
+        let status = res.status();
+        let text = res.text().await.expect("body");
+        assert_eq!(status, StatusCode::OK, "/metrics: {text}");
+        Scrape(text)
+    }
+
     /// A new guest; returns its token and id.
     pub async fn guest(&self) -> (String, Uuid) {
         let res = self.post_json("/v1/guests", None, &json!({})).await;
         token_and_id(res, StatusCode::CREATED).await
+    }
+}
+
+/// The text of one `/metrics` read.
+pub struct Scrape(pub String);
+
+impl Scrape {
+    /// The value of `series`, written as in the text: the name and, if it has any, the labels,
+    /// e.g. `racko_actions_applied_total` or
+    /// `racko_http_requests_total{method="GET",route="/healthz",status="200"}`. None when the
+    /// series is not there (a labelled counter appears with its first increment).
+    pub fn get(&self, series: &str) -> Option<f64> {
+        self.0.lines().find_map(|line| {
+            let value = line.strip_prefix(series)?.strip_prefix(' ')?;
+            Some(
+                value
+                    .trim()
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{series}: {value:?} is no number ({e})")),
+            )
+        })
+    }
+
+    /// The value of a counter that must be there.
+    #[track_caller]
+    pub fn counter(&self, series: &str) -> f64 {
+        self.get(series)
+            .unwrap_or_else(|| panic!("no {series} in:\n{}", self.0))
+    }
+
+    /// How much `series` rose from `before` to this read (absent from `before`: from 0). Panics
+    /// when it is not in this read, so a renamed series cannot pass as one that did not rise.
+    #[track_caller]
+    pub fn rise(&self, before: &Scrape, series: &str) -> f64 {
+        let now = self.counter(series);
+        now - before.get(series).unwrap_or(0.0)
     }
 }
 

@@ -4,6 +4,7 @@
 //! file in its own temporary folder, removed on drop.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
@@ -16,15 +17,89 @@ pub enum TestBackend {
     Sqlite,
 }
 
-/// The backends to test, from `RACKO_TEST_BACKENDS` ("postgres,sqlite", the default).
+/// The backends a run tests when `RACKO_TEST_BACKENDS` is not set.
+pub const DEFAULT_BACKENDS: &str = "postgres,sqlite";
+
+/// The backends named in `list` (a `RACKO_TEST_BACKENDS` value; None: [`DEFAULT_BACKENDS`]).
+/// An unknown name or an empty list is an error: either would run no test of a backend and
+/// pass.
+pub fn named(list: Option<&str>) -> Result<Vec<TestBackend>, String> {
+    let list = list.unwrap_or(DEFAULT_BACKENDS);
+    let mut named = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let backend = match name.to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" | "pg" => TestBackend::Postgres,
+            "sqlite" => TestBackend::Sqlite,
+            _ => {
+                return Err(format!(
+                    "RACKO_TEST_BACKENDS={list:?}: unknown backend {name:?} \
+                     (postgres or sqlite, separated by commas)"
+                ))
+            }
+        };
+        if !named.contains(&backend) {
+            named.push(backend);
+        }
+    }
+    if named.is_empty() {
+        return Err(format!(
+            "RACKO_TEST_BACKENDS={list:?} names no backend (postgres, sqlite or both)"
+        ));
+    }
+    Ok(named)
+}
+
+/// Whether `backend` can be used: PostgreSQL answers at `pg_url` (the admin URL); SQLite is
+/// embedded and always can.
+pub fn reachable(backend: TestBackend, pg_url: &str) -> Result<(), String> {
+    match backend {
+        TestBackend::Postgres => PgConnection::establish(pg_url).map(drop).map_err(|e| {
+            format!(
+                "postgres is named in RACKO_TEST_BACKENDS (or by its default, \
+                 {DEFAULT_BACKENDS:?}), but PostgreSQL at {pg_url} cannot be reached:\n{}\n\
+                 Start it, point RACKO_TEST_PG_URL at one, or test without it: \
+                 RACKO_TEST_BACKENDS=sqlite",
+                e.to_string().trim()
+            )
+        }),
+        TestBackend::Sqlite => Ok(()),
+    }
+}
+
+/// Whether the tests of `backend` run, given the list `list` and the PostgreSQL admin URL
+/// `pg_url`: `Ok(false)` when it is not named (it is not tried, so `RACKO_TEST_BACKENDS=sqlite`
+/// needs no PostgreSQL), `Ok(true)` when it is named and reachable, an error saying why when
+/// the list is malformed or the backend is named and cannot be reached.
+pub fn selected(backend: TestBackend, list: Option<&str>, pg_url: &str) -> Result<bool, String> {
+    if !named(list)?.contains(&backend) {
+        return Ok(false);
+    }
+    reachable(backend, pg_url).map(|()| true)
+}
+
+/// Whether the tests of `backend` run in this run (see [`selected`], with
+/// `RACKO_TEST_BACKENDS` and `RACKO_TEST_PG_URL`). Panics when the variable is malformed or
+/// the backend is named and cannot be reached: such a run must fail, not pass with the
+/// backend's tests left out. Asked once per backend and process.
+pub fn enabled(backend: TestBackend) -> bool {
+    static ANSWERS: [OnceLock<Result<bool, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = match backend {
+        TestBackend::Postgres => &ANSWERS[0],
+        TestBackend::Sqlite => &ANSWERS[1],
+    };
+    slot.get_or_init(|| {
+        let list = std::env::var("RACKO_TEST_BACKENDS").ok();
+        selected(backend, list.as_deref(), &admin_url())
+    })
+    .clone()
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The backends this run tests, each checked as [`enabled`] does.
 pub fn backends() -> Vec<TestBackend> {
-    let list = std::env::var("RACKO_TEST_BACKENDS").unwrap_or_else(|_| "postgres,sqlite".into());
-    list.split(',')
-        .filter_map(|name| match name.trim().to_ascii_lowercase().as_str() {
-            "postgres" | "postgresql" | "pg" => Some(TestBackend::Postgres),
-            "sqlite" => Some(TestBackend::Sqlite),
-            _ => None,
-        })
+    [TestBackend::Postgres, TestBackend::Sqlite]
+        .into_iter()
+        .filter(|b| enabled(*b))
         .collect()
 }
 

@@ -26,7 +26,7 @@ store_tests! {
 
 /// Several processes starting at once on a new database: each migrates under the lock.
 fn concurrent_opens_of_a_new_database(backend: TestBackend) {
-    if !backends().contains(&backend) {
+    if !enabled(backend) {
         return;
     }
     let db = TestDb::empty(backend);
@@ -58,12 +58,12 @@ fn concurrent_opens_of_a_new_sqlite_file() {
 
 #[test]
 fn a_failed_connection_says_why() {
-    if backends().contains(&TestBackend::Postgres) {
+    if enabled(TestBackend::Postgres) {
         let e = Store::open("postgres://postgres@127.0.0.1:1/racko", 1).err();
         let text = format!("{e:?}");
         assert!(text.contains("Connection refused"), "{text}");
     }
-    if backends().contains(&TestBackend::Sqlite) {
+    if enabled(TestBackend::Sqlite) {
         let e = Store::open("sqlite:///dev/null/racko.db", 1).err();
         let text = format!("{e:?}");
         assert!(
@@ -71,6 +71,42 @@ fn a_failed_connection_says_why() {
             "{text}"
         );
     }
+}
+
+/// A backend named in `RACKO_TEST_BACKENDS` that cannot be reached fails its tests (the
+/// harness panics with this message) instead of skipping them; one not named is not tried.
+#[test]
+fn a_named_backend_that_cannot_be_reached_fails_the_run() {
+    let nowhere = "postgres://postgres@127.0.0.1:1/postgres";
+    for list in [Some("postgres"), Some("sqlite, postgres"), None] {
+        let e = selected(TestBackend::Postgres, list, nowhere).expect_err("unreachable");
+        assert!(e.contains("cannot be reached"), "{list:?}: {e}");
+        assert!(e.contains("127.0.0.1:1"), "{list:?}: {e}");
+        assert!(e.contains("RACKO_TEST_BACKENDS=sqlite"), "{list:?}: {e}");
+        // The embedded store is not held up by it.
+        assert_eq!(
+            selected(TestBackend::Sqlite, list, nowhere),
+            Ok(list != Some("postgres"))
+        );
+    }
+    // Not named: not tried, so a machine without PostgreSQL runs the SQLite tests.
+    assert_eq!(
+        selected(TestBackend::Postgres, Some("sqlite"), nowhere),
+        Ok(false)
+    );
+    assert_eq!(
+        selected(TestBackend::Sqlite, Some("SQLite"), nowhere),
+        Ok(true)
+    );
+    // A list that names nothing (or a misspelt backend) would skip everything: an error too.
+    for list in ["", " , ", "postgress", "sqlite,mysql"] {
+        let e = selected(TestBackend::Sqlite, Some(list), nowhere).expect_err(list);
+        assert!(e.contains("RACKO_TEST_BACKENDS"), "{list:?}: {e}");
+    }
+    assert_eq!(
+        named(Some("pg, sqlite, postgresql")),
+        Ok(vec![TestBackend::Postgres, TestBackend::Sqlite])
+    );
 }
 
 /// (table, column, nullable) and the names of the secondary indexes.
@@ -140,7 +176,7 @@ fn shape(columns: Vec<Column>, indexes: Vec<Index>) -> Shape {
 
 #[test]
 fn both_backends_have_the_same_tables_columns_and_indexes() {
-    if backends().len() < 2 {
+    if !(enabled(TestBackend::Postgres) && enabled(TestBackend::Sqlite)) {
         return;
     }
     let (pg, sqlite) = (

@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use racko::store::{AuditEventQuery, Store};
 use uuid::Uuid;
 
-use crate::common::db::{backends, TestBackend, TestDb};
+use crate::common::db::{enabled, TestBackend, TestDb};
 
 /// Accounts a0…a999, games g0…g19999 (one an hour), two seats a game, 10 events a game, one
 /// second apart, ten kinds.
@@ -50,7 +50,7 @@ fn uses_an_index(name: &str, plan: &[String]) {
 
 #[test]
 fn audit_queries_use_their_indexes() {
-    if !backends().contains(&TestBackend::Postgres) {
+    if !enabled(TestBackend::Postgres) {
         eprintln!("skipped: postgres is not in RACKO_TEST_BACKENDS");
         return;
     }

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::{account, act, deck, get, last_seq, stacked_game, Who};
 use crate::common::app::{assert_problem, TestApp};
+use crate::common::json::{assert_withheld, field};
 
 fn n(value: u16) -> Card {
     Card::Number { value }
@@ -43,8 +44,9 @@ async fn compare(app: &TestApp, viewers: &[&Who], id: &str, seen: &mut Seen) {
         let live = get(app, who, &format!("/v1/games/{id}")).await;
         let replay = get(app, who, &format!("/v1/games/{id}/replay?seq={seq}")).await;
         assert_eq!(replay["as_of_seq"], seq, "{}: {replay}", who.name);
-        assert_eq!(replay["table"], live["table"], "{} at seq {seq}", who.name);
-        seen.push((seq, i, live["table"].clone()));
+        let table = field(&live, "table");
+        assert_eq!(field(&replay, "table"), table, "{} at seq {seq}", who.name);
+        seen.push((seq, i, table.clone()));
     }
 }
 
@@ -55,28 +57,27 @@ async fn sweep_hidden(app: &TestApp, viewers: &[&Who], id: &str) {
     for seq in 0..=last {
         for (i, who) in viewers.iter().enumerate() {
             let r = get(app, who, &format!("/v1/games/{id}/replay?seq={seq}")).await;
-            let table = &r["table"];
+            let table = field(&r, "table");
             assert!(r["as_of_seq"].as_i64().is_some_and(|s| s <= seq), "{r}");
-            assert!(
-                table["racks"].is_null(),
-                "{} sees every rack at {seq}",
-                who.name
-            );
+            let why = format!("{} sees every rack at {seq}", who.name);
+            assert_withheld(table, "racks", &why);
             if i == 2 {
-                assert!(
-                    table["rack"].is_null(),
-                    "the spectator sees a rack at {seq}"
+                assert_withheld(
+                    table,
+                    "rack",
+                    &format!("the spectator sees a rack at {seq}"),
                 );
                 assert_eq!(table["viewer"], json!({"type": "spectator"}));
             } else {
                 assert_eq!(table["viewer"], json!({"type": "seat", "seat": i}));
             }
             let on_turn = table["turn"].as_u64() == Some(i as u64);
-            let event_card = table["drawn"]["kind"]
+            let drawn = field(table, "drawn");
+            let event_card = drawn["kind"]
                 .as_str()
                 .is_some_and(|k| k != "number" && k != "joker");
             assert!(
-                table["drawn"].is_null() || on_turn || event_card,
+                drawn.is_null() || on_turn || event_card,
                 "{} sees a drawn card",
                 who.name
             );
@@ -87,14 +88,12 @@ async fn sweep_hidden(app: &TestApp, viewers: &[&Who], id: &str) {
 /// A projected export for viewer `seat` (None: spectator) during round 2 hides what R8 hides.
 fn assert_export_hides(doc: &Value, seat: Option<usize>) {
     assert_eq!(doc["complete"], false);
-    assert!(doc["result"].is_null());
+    assert_withheld(doc, "result", "the game goes on");
+    assert_withheld(doc, "rounds.1.seed", "round 2's seed is not revealed");
+    let seed = field(doc, "rounds.0.seed");
     assert!(
-        doc["rounds"][1]["seed"].is_null(),
-        "round 2's seed is not revealed"
-    );
-    assert!(
-        !doc["rounds"][0]["seed"].is_null(),
-        "round 1's seed is revealed"
+        seed.as_str().is_some_and(|s| s.len() == 64),
+        "round 1's seed is revealed: {seed}"
     );
     let events = doc["events"].as_array().expect("events");
     // A void card swap is a fact only for the two seats in it (R8): a bystander sees a swap.
@@ -111,13 +110,15 @@ fn assert_export_hides(doc: &Value, seat: Option<usize>) {
         );
         let mine = |s: &Value| seat.is_some_and(|me| s.as_u64() == Some(me as u64));
         match (event["type"].as_str(), round) {
-            (Some("dealt"), Some(1)) => assert!(event["racks"]
-                .as_array()
-                .expect("racks")
-                .iter()
-                .all(|r| !r.is_null())),
+            (Some("dealt"), Some(1)) => {
+                let racks = field(event, "racks").as_array().expect("racks");
+                assert_eq!(racks.len(), 2, "{event}");
+                assert!(racks.iter().all(|r| r.is_array()), "{event}");
+            }
             (Some("dealt"), Some(2)) => {
-                for (s, rack) in event["racks"].as_array().expect("racks").iter().enumerate() {
+                let racks = field(event, "racks").as_array().expect("racks");
+                assert_eq!(racks.len(), 2, "{event}");
+                for (s, rack) in racks.iter().enumerate() {
                     assert_eq!(
                         rack.is_null(),
                         seat != Some(s),
@@ -126,13 +127,11 @@ fn assert_export_hides(doc: &Value, seat: Option<usize>) {
                 }
             }
             (Some("round_started"), Some(2)) => {
-                assert!(
-                    event["seed"].is_null() && event["stacked"].is_null(),
-                    "{event}"
-                )
+                assert_withheld(event, "seed", "R9.2: round 2's seed");
+                assert_withheld(event, "stacked", "R9.2: round 2's deck");
             }
             (Some("drew" | "drawn_placed"), Some(2)) if !mine(&event["seat"]) => {
-                let card = &event["card"];
+                let card = field(event, "card");
                 let event_card = card["kind"]
                     .as_str()
                     .is_some_and(|k| k != "number" && k != "joker");
@@ -218,9 +217,9 @@ both_stores! {
 async fn after_the_game(app: &TestApp, viewers: &[&Who], id: &str, seen: &Seen) {
     for (seq, viewer, live) in seen {
         let r = get(app, viewers[0], &format!("/v1/games/{id}/replay?seq={seq}")).await;
-        let full = &r["table"];
+        let full = field(&r, "table");
         assert_eq!(full["viewer"], json!({"type": "everyone"}));
-        for field in [
+        for name in [
             "phase",
             "round",
             "discard",
@@ -228,11 +227,13 @@ async fn after_the_game(app: &TestApp, viewers: &[&Who], id: &str, seen: &Seen) 
             "totals",
             "last_round",
         ] {
-            assert_eq!(full[field], live[field], "{field} at seq {seq}");
+            assert_eq!(field(full, name), field(live, name), "{name} at seq {seq}");
         }
-        if *viewer < 2 && !live["rack"].is_null() {
+        let rack = field(live, "rack");
+        if *viewer < 2 && !rack.is_null() {
             assert_eq!(
-                full["racks"][*viewer], live["rack"],
+                field(full, &format!("racks.{viewer}")),
+                rack,
                 "seat {viewer}'s rack at {seq}"
             );
         }
