@@ -35,7 +35,7 @@ pub struct AuditEventQuery {
 
 /// Events in (created_at, game_id, seq) order.
 #[derive(Clone, Debug)]
-pub struct AuditEventPage {
+pub struct StoredEventPage {
     pub events: Vec<StoredEvent>,
     /// Opaque; None on the last page.
     pub next_cursor: Option<String>,
@@ -151,7 +151,7 @@ fn history_query(
 impl Store {
     /// Events across games matching `q`, in (created_at, game_id, seq) order.
     /// `BadInput("invalid_cursor")` for a cursor that does not decode.
-    pub fn audit_events(&self, q: &AuditEventQuery) -> Result<AuditEventPage, StoreError> {
+    pub fn audit_events(&self, q: &AuditEventQuery) -> Result<StoredEventPage, StoreError> {
         let limit = q.limit.clamp(1, 500) as usize;
         let mut rows = events_query(q)?.load::<EventRow>(&mut *self.conn()?)?;
         let next_cursor = if rows.len() > limit {
@@ -165,7 +165,7 @@ impl Store {
             .into_iter()
             .map(EventRow::into_record)
             .collect::<Result<_, _>>()?;
-        Ok(AuditEventPage {
+        Ok(StoredEventPage {
             events,
             next_cursor,
         })

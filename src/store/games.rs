@@ -79,7 +79,7 @@ fn insert_events(
 }
 
 /// Loads a game with its seats; `by_code` looks it up by invite code instead of id.
-pub(super) fn load_game(
+pub(super) fn read_game(
     conn: &mut AnyConnection,
     id: Option<Uuid>,
     by_code: Option<&str>,

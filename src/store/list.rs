@@ -41,7 +41,7 @@ impl Cursor {
     }
 }
 
-pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<GamePage, StoreError> {
+pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<GameRecordPage, StoreError> {
     let limit = q.limit.clamp(1, 100);
     let mut query = games::table.into_boxed();
     if let Some(player) = q.player {
@@ -84,7 +84,7 @@ pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<Game
             row.into_record(s)
         })
         .collect::<Result<_, _>>()?;
-    Ok(GamePage { games, next_cursor })
+    Ok(GameRecordPage { games, next_cursor })
 }
 
 /// The seats of the given games, by game id, in one query.

@@ -20,7 +20,7 @@ mod schema;
 mod tests;
 mod types;
 
-pub use audit::{AuditEventPage, AuditEventQuery, PlayerGamesPage};
+pub use audit::{StoredEventPage, AuditEventQuery, PlayerGamesPage};
 pub use types::*;
 
 use std::sync::{Arc, Mutex};
@@ -149,17 +149,17 @@ impl Store {
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        games::load_game(&mut *self.conn()?, Some(id), None)
+        games::read_game(&mut *self.conn()?, Some(id), None)
     }
 
     pub fn game_by_invite_code(&self, code: &str) -> Result<Option<GameRecord>, StoreError> {
-        games::load_game(&mut *self.conn()?, None, Some(code))
+        games::read_game(&mut *self.conn()?, None, Some(code))
     }
 
     /// Games matching `query`, newest activity first, with a stable cursor for the next page.
     /// The limit is clamped to 1..=100; `awaiting_player` needs `player` (ignored without);
     /// a cursor that does not decode is `BadInput(InvalidCursor)`.
-    pub fn list_games(&self, query: &GameQuery) -> Result<GamePage, StoreError> {
+    pub fn list_games(&self, query: &GameQuery) -> Result<GameRecordPage, StoreError> {
         list::list_games(&mut *self.conn()?, query)
     }
 
@@ -181,7 +181,7 @@ impl Store {
     ) -> Result<(GameRecord, T), UpdateError<E>> {
         self.write(|conn| {
             games::lock_game(conn, id)?;
-            let current = games::load_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
             let written = games::apply_change(conn, &current, &change)?;
             Ok((written, answer))

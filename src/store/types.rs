@@ -259,7 +259,7 @@ pub struct GameQuery {
 }
 
 #[derive(Clone, Debug)]
-pub struct GamePage {
+pub struct GameRecordPage {
     pub games: Vec<GameRecord>,
     /// Opaque; None when this was the last page.
     pub next_cursor: Option<String>,
