@@ -10,6 +10,7 @@ COPY openapi openapi
 # Declared in Cargo.toml, so they must exist for the manifest to load.
 COPY benches benches
 COPY examples examples
+COPY sample sample
 RUN cargo build --release --locked --bin racko
 
 # Run stage: a small image with the binary and libpq only.

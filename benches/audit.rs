@@ -6,8 +6,9 @@
 //! `cargo run --release --example audit_timing` (see docs/audit.md for both figures).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use racko::audit::{sample, verify};
+use racko::audit::verify;
 use racko_rules::{replay::replay, Options};
+use racko_sample as sample;
 
 /// Three players to 700 points: about 2,000 events with the sample player.
 pub fn options() -> Options {

@@ -7,15 +7,16 @@
 //! ```
 //!
 //! `--save FILE` keeps the export (for `racko verify FILE`). Without `--url` it starts the server in this process on a temporary SQLite file. Each
-//! action is chosen from the player's own view (`racko::audit::sample::choose`), as a client
+//! action is chosen from the player's own view (`racko_sample::choose`), as a client
 //! would: GET the game as each player, POST the action of the one who may act.
 
 use std::time::{Duration, Instant};
 
 use racko::audit::export::GameExport;
-use racko::audit::{sample, verify};
+use racko::audit::verify;
 use racko::service::LogEvent;
 use racko_rules::{replay::replay, View};
+use racko_sample as sample;
 use serde_json::{json, Value};
 
 type Result<T> = std::result::Result<T, String>;

@@ -9,12 +9,12 @@
 //!
 //! Each game has two guest players; every action is decided from the caller's own view
 //! (its legal actions), exactly as a client would, by the sample player of
-//! `racko::audit::sample` (keep each slot to its band of numbers, call Racko when possible).
+//! `racko_sample` (keep each slot to its band of numbers, call Racko when possible).
 
 use std::time::{Duration, Instant};
 
-use racko::audit::sample;
 use racko_rules::View;
+use racko_sample as sample;
 use serde_json::{json, Value};
 
 struct Args {

@@ -2,9 +2,9 @@
 //! and the `racko verify` command's exit codes.
 
 use racko::audit::export::GameExport;
-use racko::audit::sample;
 use racko::audit::verify::{parse, verify, VerifyError};
 use racko_rules::Options;
+use racko_sample as sample;
 use serde_json::Value;
 
 fn options() -> Options {

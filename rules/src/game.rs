@@ -15,6 +15,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::deck::deal_index;
 use crate::view::RoundResult;
 use crate::{
     Action, Card, DeckCounts, Event, Options, Rack, RoundDeal, RulesError, Seat, Seed, Slot,
@@ -55,8 +56,8 @@ pub enum TurnStage {
 /// The Blitz deal in progress (R7.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct BlitzDeal {
-    /// The number cards in deal order (R2.2); seat s's k-th card is
-    /// `deal[k * players + (s - start) mod players]`.
+    /// The number cards in deal order (R2.2); seat s's k-th card is at
+    /// [`deal_index`]`(s, k, ..)`.
     deal: Vec<u16>,
     /// Per seat, bit i set when slot index i holds its card. Empty slots of `Game::racks` hold
     /// a placeholder that no view or event ever shows.
@@ -274,10 +275,9 @@ impl Game {
         if filled == FULL_RACK {
             return None;
         }
-        let players = usize::from(self.players());
         let received = filled.count_ones() as usize;
-        let offset = usize::from((seat + self.players() - self.start_seat()) % self.players());
-        let value = *blitz.deal.get(received * players + offset)?;
+        let index = deal_index(seat, received, self.players(), self.start_seat());
+        let value = *blitz.deal.get(index)?;
         Some(Card::Number { value })
     }
 

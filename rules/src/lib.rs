@@ -12,10 +12,14 @@
 //!   [`Event`]s it caused, or a [`RulesError`], leaving `self` untouched.
 //! - [`Game::legal_actions`] lists exactly what a seat may do now.
 //! - [`Game::view`] and [`Event::for_viewer`] are the R8 projections.
-//! - [`replay::replay`] rebuilds a game from its options and its full event log.
+//! - [`replay::replay`] rebuilds a game from its options and its full event log;
+//!   [`replay::Steps`] walks the log one deal or action at a time.
+//! - [`DeckCounts::cards`] lists a deck's cards, [`deck`] holds the R2.2 deal order and
+//!   [`StackedDeck::from_racks`] stacks a deck to deal given racks (tests, test mode).
 
 pub mod action;
 pub mod card;
+pub mod deck;
 pub mod error;
 pub mod event;
 pub mod game;
@@ -27,11 +31,12 @@ pub mod view;
 
 pub use action::Action;
 pub use card::{Card, Rack, Seat, Slot};
+pub use deck::StackedDeck;
 pub use error::RulesError;
 pub use event::{Event, RoundEnd};
 pub use game::{Game, Phase, TurnStage};
 pub use options::{BlitzMode, DeckCounts, Options};
-pub use shuffle::{RoundDeal, Seed, StackedDeck};
+pub use shuffle::{RoundDeal, Seed};
 pub use view::{RoundResult, SlotCard, View, Viewer};
 
 /// The version of these rules. A stored game records the version it was played under so that a

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::RulesError;
+use crate::{Card, RulesError};
 
 /// R1.4 limits on a game's own deck.
 const MAX_NUMBER_LIMIT: u16 = 999;
@@ -63,13 +63,33 @@ impl DeckCounts {
         })
     }
 
+    /// The cards besides the numbers, kind by kind with their counts (R1.3, R1.4), in the
+    /// deck's order: jokers, card swaps, skips, rack swaps. The one place that pairs a kind of
+    /// card with its count; everything that lists, checks or shuffles a deck goes through it.
+    pub fn others(&self) -> [(Card, u16); 4] {
+        [
+            (Card::Joker, self.jokers),
+            (Card::CardSwap, self.card_swaps),
+            (Card::Skip, self.skips),
+            (Card::RackSwap, self.rack_swaps),
+        ]
+    }
+
+    /// Every card of the deck once, in the deck's order: the numbers 1..=max_number ascending
+    /// (R1.3), then the [`others`](Self::others) kind by kind.
+    pub fn cards(&self) -> Vec<Card> {
+        let mut cards = Vec::with_capacity(self.total());
+        cards.extend((1..=self.max_number).map(|value| Card::Number { value }));
+        for (card, count) in self.others() {
+            cards.extend(std::iter::repeat_n(card, usize::from(count)));
+        }
+        cards
+    }
+
     /// How many cards the deck holds in all.
     pub fn total(&self) -> usize {
-        usize::from(self.max_number)
-            + usize::from(self.jokers)
-            + usize::from(self.card_swaps)
-            + usize::from(self.skips)
-            + usize::from(self.rack_swaps)
+        let others: usize = self.others().iter().map(|(_, n)| usize::from(*n)).sum();
+        usize::from(self.max_number) + others
     }
 
     /// R1.4: enough number cards for every rack and a start card; every other count 0..=99.
@@ -85,18 +105,24 @@ impl DeckCounts {
                 "max_number must be at most {MAX_NUMBER_LIMIT}"
             )));
         }
-        let counts = [
-            ("jokers", self.jokers),
-            ("card_swaps", self.card_swaps),
-            ("skips", self.skips),
-            ("rack_swaps", self.rack_swaps),
-        ];
-        for (name, count) in counts {
+        for (card, count) in self.others() {
             if count > MAX_COUNT {
+                let name = count_field(card);
                 return Err(invalid(format!("{name} must be 0..={MAX_COUNT}")));
             }
         }
         Ok(())
+    }
+}
+
+/// The field of [`DeckCounts`] that counts `card`'s kind, for messages.
+pub(crate) fn count_field(card: Card) -> &'static str {
+    match card {
+        Card::Number { .. } => "max_number",
+        Card::Joker => "jokers",
+        Card::CardSwap => "card_swaps",
+        Card::Skip => "skips",
+        Card::RackSwap => "rack_swaps",
     }
 }
 
@@ -188,6 +214,80 @@ mod tests {
         assert_eq!(DeckCounts::default_for(3).map(|d| d.total()), Some(77));
         assert_eq!(DeckCounts::default_for(1), None);
         assert_eq!(DeckCounts::default_for(5), None);
+    }
+
+    #[test]
+    fn r1_3_the_deck_holds_each_number_once_and_each_kind_as_counted() {
+        // Distinct counts, so that a count paired with the wrong kind shows.
+        let counts = DeckCounts {
+            max_number: 37,
+            jokers: 1,
+            card_swaps: 2,
+            skips: 3,
+            rack_swaps: 4,
+        };
+        let cards = counts.cards();
+        assert_eq!(cards.len(), counts.total());
+        assert_eq!(cards.len(), 37 + 1 + 2 + 3 + 4);
+        let numbers: Vec<u16> = cards.iter().filter_map(Card::number).collect();
+        assert_eq!(numbers, (1..=37).collect::<Vec<u16>>());
+        let count = |kind: Card| cards.iter().filter(|c| **c == kind).count();
+        assert_eq!(count(Card::Joker), 1);
+        assert_eq!(count(Card::CardSwap), 2);
+        assert_eq!(count(Card::Skip), 3);
+        assert_eq!(count(Card::RackSwap), 4);
+        // The deck's order: numbers ascending, then jokers, card swaps, skips, rack swaps.
+        let kinds: Vec<Card> = cards[37..].to_vec();
+        let mut expected = vec![Card::Joker];
+        expected.extend([Card::CardSwap; 2]);
+        expected.extend([Card::Skip; 3]);
+        expected.extend([Card::RackSwap; 4]);
+        assert_eq!(kinds, expected);
+    }
+
+    #[test]
+    fn r1_4_default_decks_list_their_cards() {
+        for (players, total, jokers) in [(2, 63, 5), (3, 77, 6), (4, 96, 7)] {
+            let counts = DeckCounts::default_for(players).expect("a default deck");
+            let cards = counts.cards();
+            assert_eq!(cards.len(), total, "{players} players");
+            let found = cards.iter().filter(|c| **c == Card::Joker).count();
+            assert_eq!(found, jokers, "{players} players");
+            assert_eq!(counts.others()[0], (Card::Joker, jokers as u16));
+        }
+    }
+
+    #[test]
+    fn r1_4_a_count_out_of_range_names_its_field() {
+        let base = DeckCounts::default_for(2).expect("2 players have a deck");
+        let cases = [
+            (
+                "jokers",
+                DeckCounts {
+                    jokers: 100,
+                    ..base
+                },
+            ),
+            (
+                "card_swaps",
+                DeckCounts {
+                    card_swaps: 100,
+                    ..base
+                },
+            ),
+            ("skips", DeckCounts { skips: 100, ..base }),
+            (
+                "rack_swaps",
+                DeckCounts {
+                    rack_swaps: 100,
+                    ..base
+                },
+            ),
+        ];
+        for (field, deck) in cases {
+            let err = with_deck(2, deck).validate().expect_err("count above 99");
+            assert!(err.to_string().contains(field), "{field}: {err}");
+        }
     }
 
     #[test]

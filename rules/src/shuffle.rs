@@ -43,15 +43,12 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::{Card, DeckCounts, RulesError};
+use crate::{Card, DeckCounts, Slot, StackedDeck};
 
 /// Stream numbers within a round (see the module docs).
 pub const DEAL_STREAM: u64 = 0;
 pub const STOCK_STREAM: u64 = 1;
 pub const FIRST_RESHUFFLE_STREAM: u64 = 2;
-
-/// Cards per rack (R1.2).
-const RACK_SIZE: usize = 12;
 
 /// A round's 32-byte shuffle seed; serialized as 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,18 +89,6 @@ impl<'de> Deserialize<'de> for Seed {
     }
 }
 
-/// An explicit deal, for tests and the service's test mode: `deal` is the number cards in the
-/// order they are dealt (R2.2: one at a time, clockwise from the start player, 12 each), `stock`
-/// the rest of the deck from the top down (`stock[0]` is turned up as the start card, R2.3).
-/// Together they must hold every card of the deck exactly once.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
-pub struct StackedDeck {
-    pub deal: Vec<u16>,
-    pub stock: Vec<Card>,
-}
-
 /// What the caller supplies to deal a round: the seed always (it drives reshuffles, R3.6, and is
 /// committed and revealed, R9.2); a stacked deck replaces the two initial shuffles.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,72 +124,15 @@ fn uniform_up_to(rng: &mut ChaCha20Rng, top: u64) -> u64 {
 
 /// The deck a seed deals for `players` (streams 0 and 1, module docs), as a stacked deck.
 pub fn shuffled_deck(counts: &DeckCounts, players: u8, seed: &Seed) -> StackedDeck {
-    let mut numbers: Vec<Card> = (1..=counts.max_number)
-        .map(|value| Card::Number { value })
-        .collect();
-    shuffle(&mut numbers, seed, DEAL_STREAM);
-    let dealt = (RACK_SIZE * usize::from(players)).min(numbers.len());
-    let deal = numbers[..dealt].iter().filter_map(Card::number).collect();
-    let mut stock = Vec::with_capacity(counts.total() - dealt);
-    stock.extend_from_slice(&numbers[dealt..]);
-    let events = [
-        (Card::Joker, counts.jokers),
-        (Card::CardSwap, counts.card_swaps),
-        (Card::Skip, counts.skips),
-        (Card::RackSwap, counts.rack_swaps),
-    ];
-    for (card, count) in events {
-        stock.extend(std::iter::repeat_n(card, usize::from(count)));
-    }
+    // The deck's order (`DeckCounts::cards`): the numbers ascending, then the other kinds.
+    let mut cards = counts.cards();
+    let numbers = usize::from(counts.max_number);
+    shuffle(&mut cards[..numbers], seed, DEAL_STREAM);
+    let dealt = (Slot::COUNT * usize::from(players)).min(numbers);
+    let deal = cards[..dealt].iter().filter_map(Card::number).collect();
+    let mut stock = cards.split_off(dealt);
     shuffle(&mut stock, seed, STOCK_STREAM);
     StackedDeck { deal, stock }
-}
-
-impl StackedDeck {
-    /// R2.2/R2.3: `deal` holds 12 number cards per player and, with `stock`, every card of the
-    /// deck exactly once. Messages name no card value (the deck may be secret to someone).
-    pub fn validate(&self, counts: &DeckCounts, players: u8) -> Result<(), RulesError> {
-        let bad = |message: String| Err(RulesError::InvalidStackedDeck(message));
-        let dealt = RACK_SIZE * usize::from(players);
-        if self.deal.len() != dealt {
-            return bad(format!(
-                "the deal must hold {dealt} number cards, it holds {}",
-                self.deal.len()
-            ));
-        }
-        let mut seen = vec![false; usize::from(counts.max_number) + 1];
-        let numbers = self
-            .deal
-            .iter()
-            .copied()
-            .chain(self.stock.iter().filter_map(Card::number));
-        for value in numbers {
-            match seen.get_mut(usize::from(value)) {
-                Some(present) if value >= 1 && !*present => *present = true,
-                Some(_) if value >= 1 => return bad("a number card appears twice".into()),
-                _ => {
-                    let max = counts.max_number;
-                    return bad(format!("number cards must be 1..={max}"));
-                }
-            }
-        }
-        if seen.iter().skip(1).any(|present| !present) {
-            return bad("a number card is missing".into());
-        }
-        let wanted = [
-            ("jokers", Card::Joker, counts.jokers),
-            ("card swaps", Card::CardSwap, counts.card_swaps),
-            ("skips", Card::Skip, counts.skips),
-            ("rack swaps", Card::RackSwap, counts.rack_swaps),
-        ];
-        for (name, kind, want) in wanted {
-            let have = self.stock.iter().filter(|card| **card == kind).count();
-            if have != usize::from(want) {
-                return bad(format!("the deck holds {want} {name}, the stock {have}"));
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

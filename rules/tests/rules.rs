@@ -19,10 +19,10 @@ mod r7_variants;
 #[path = "rules/r8_r9_visibility_randomness.rs"]
 mod r8_r9_visibility_randomness;
 
-use common::deal::{deal_from_racks, stacked, start_seat};
+use common::deal::start_seat;
 use common::notation::cards;
 use common::{seed, Checks, Table};
-use racko_rules::{DeckCounts, Options, RoundDeal};
+use racko_rules::{DeckCounts, Options, RoundDeal, StackedDeck};
 
 /// The small 2-player deck of the scenarios: 1..=30, 2 jokers, 2 card swaps, 2 skips, 1 rack
 /// swap.
@@ -52,20 +52,26 @@ pub const UNORDERED: &str = "25 1 3 5 7 9 11 13 15 17 19 21";
 /// (the rest of the deck below it).
 pub fn deal(table: &mut Table, racks: &[&str], stock_top: &str) {
     let round = table.game.round() + 1;
-    let racks: Vec<Vec<u16>> = racks
+    let racks: Vec<[u16; 12]> = racks
         .iter()
         .map(|r| {
-            cards(r)
+            let numbers: Vec<u16> = cards(r)
                 .iter()
                 .map(|c| c.number().expect("racks hold numbers"))
-                .collect()
+                .collect();
+            numbers.try_into().expect("a rack holds 12 cards")
         })
         .collect();
-    let order = deal_from_racks(&racks, start_seat(round, table.players()));
+    let start = start_seat(round, table.players());
     let deck = table.options().deck_counts();
     let deal = RoundDeal {
         seed: seed(round as u8),
-        stacked: Some(stacked(&deck, order, cards(stock_top), true)),
+        stacked: Some(StackedDeck::from_racks(
+            &deck,
+            &racks,
+            start,
+            &cards(stock_top),
+        )),
     };
     table.start_round(&deal).expect("the deal is valid");
 }

@@ -34,17 +34,9 @@ pub fn derive_deck(options: &Options, round: &RoundRecord) -> Result<StackedDeck
 }
 
 /// The normal deal (R2.2) of `deck`: one card at a time clockwise from the start player, a
-/// seat's first card into slot 60.
+/// seat's first card into slot 60 (the rules' own [`StackedDeck::racks`]).
 pub fn dealt_racks(deck: &StackedDeck, players: u8, start: Seat) -> Vec<[Option<u16>; 12]> {
-    let n = usize::from(players);
-    let mut racks = vec![[None; 12]; n];
-    for (i, value) in deck.deal.iter().enumerate() {
-        let seat = (usize::from(start) + i % n) % n;
-        if let Some(slot) = 11usize.checked_sub(i / n) {
-            racks[seat][slot] = Some(*value);
-        }
-    }
-    racks
+    deck.racks(players, start)
 }
 
 /// Compares the recorded `dealt` racks with the deck's deal.

@@ -1,7 +1,7 @@
 //! Naming a replay difference: which event, which field, and for a changed slot, the slot the
 //! rest of the event belongs to.
 
-use racko_rules::replay::replay;
+use racko_rules::replay::{ReplayError, Steps};
 use racko_rules::{Event, Game, Options, Slot};
 use serde_json::Value;
 
@@ -28,32 +28,28 @@ pub fn explain(
         .rev()
         .find(|i| starts_step(plain, *i))
         .unwrap_or(0);
-    let mut game = replay(options, &plain[..start]).ok()?;
-    let before = game.clone();
-    let input = (start..plain.len()).find(|i| is_input(&plain[*i]))?;
-    let produced = match &plain[input] {
-        Event::RoundStarted {
-            seed: Some(seed),
-            stacked,
+    let mut steps = Steps::new(options, plain).ok()?;
+    while steps.position() < start {
+        steps.next()?.ok()?;
+    }
+    if steps.position() != start {
+        return None;
+    }
+    let before = steps.game().clone();
+    let (input, produced) = match steps.run_next()? {
+        Ok(step) => (step.input, step.produced),
+        Err(ReplayError {
+            index,
+            refused: Some(e),
             ..
-        } => game.start_round_mut(&racko_rules::RoundDeal {
-            seed: *seed,
-            stacked: stacked.clone(),
-        }),
-        event => {
-            let (seat, action) = event.action()?;
-            game.apply_mut(seat, &action)
-        }
-    };
-    let produced = match produced {
-        Ok(produced) => produced,
-        Err(e) => {
+        }) => {
             return Some(format!(
                 "{}: the rules refuse this action ({}: {e})",
-                describe(events, input),
+                describe(events, index),
                 e.code()
             ))
         }
+        Err(_) => return None,
     };
     for (offset, expected) in produced.iter().enumerate() {
         let at = start + offset;
@@ -87,10 +83,6 @@ pub fn explain(
         }
     }
     None
-}
-
-fn is_input(event: &Event) -> bool {
-    matches!(event, Event::RoundStarted { .. }) || event.action().is_some()
 }
 
 /// For a player's event whose cards do not fit its recorded slot: the slot they do fit, found by

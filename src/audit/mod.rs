@@ -19,7 +19,6 @@ pub mod export;
 pub mod log;
 pub mod queries;
 pub mod replay;
-pub mod sample;
 pub mod verify;
 
 use racko_rules::RULES_VERSION;

@@ -6,7 +6,7 @@ mod plans;
 mod stacked;
 mod versions;
 
-use racko_rules::{Card, StackedDeck};
+use racko_rules::{Card, DeckCounts, StackedDeck};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -49,29 +49,12 @@ pub async fn get(app: &TestApp, who: &Who, path: &str) -> Value {
     json_body(app.get(path, Some(&who.token)).await, StatusCode::OK).await
 }
 
-/// A 2-player deck (1–50, 5 jokers, 3 card swaps, 3 skips, 2 rack swaps) that deals `racks`
-/// (by seat, slot 5 first) with `start` as the start player, and whose stock begins with `top`.
-pub fn deck(racks: [[u16; 12]; 2], start: usize, top: &[Card]) -> StackedDeck {
-    let deal: Vec<u16> = (0..24)
-        .map(|i| racks[(start + i % 2) % 2][11 - i / 2])
-        .collect();
-    let mut stock = top.to_vec();
-    let used = |v: u16| deal.contains(&v) || top.contains(&Card::Number { value: v });
-    stock.extend(
-        (1..=50)
-            .filter(|v| !used(*v))
-            .map(|value| Card::Number { value }),
-    );
-    for (card, count) in [
-        (Card::Joker, 5),
-        (Card::CardSwap, 3),
-        (Card::Skip, 3),
-        (Card::RackSwap, 2),
-    ] {
-        let left = count - top.iter().filter(|c| **c == card).count();
-        stock.extend(std::iter::repeat_n(card, left));
-    }
-    StackedDeck { deal, stock }
+/// The 2-player default deck (R1.4: 1–50, 5 jokers, 3 card swaps, 3 skips, 2 rack swaps),
+/// stacked to deal `racks` (by seat, slot 5 first) with `start` as the start player, and whose
+/// stock begins with `top`.
+pub fn deck(racks: [[u16; 12]; 2], start: u8, top: &[Card]) -> StackedDeck {
+    let counts = DeckCounts::default_for(2).expect("2 players have a deck");
+    StackedDeck::from_racks(&counts, &racks, start, top)
 }
 
 /// Creates a 2-player test-mode game of `creator` with stacked decks; `other` joins (the game

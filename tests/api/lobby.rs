@@ -1,12 +1,13 @@
 //! The lobby: creating, joining (by id and by invite code), leaving, starting when full, the
 //! lists, and validation of options.
 
+use racko_rules::{DeckCounts, StackedDeck};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp};
 use crate::common::json::{assert_withheld, assert_without, field};
-use crate::tables::{create, deck, join, n, players, stacked, view, Player};
+use crate::tables::{create, join, n, players, view, Player, NUMBERS_ONLY, ONE_OF_EACH};
 
 both_stores!(
     creating_seats_the_creator,
@@ -70,13 +71,16 @@ async fn a_full_table_starts_with_round_one_dealt(app: TestApp) {
         .ok()
         .expect("three");
     // A stacked deck with a number for a start card, so that seat 1 surely begins (R2.4).
-    let small = deck(40, 1, 1, 1, 1);
+    let small = DeckCounts {
+        max_number: 40,
+        ..ONE_OF_EACH
+    };
     let racks = [
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
         [13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24],
         [25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36],
     ];
-    let round = stacked(&small, &racks, 1, &[n(37)]);
+    let round = StackedDeck::from_racks(&small, &racks, 1, &[n(37)]);
     let body = json!({ "options": { "players": 3, "deck": small }, "stacked": [round] });
     let game = create(&app, &ann, &body).await;
     let id = game["id"].as_str().expect("id");
@@ -290,12 +294,15 @@ async fn leaving_frees_the_seat_and_the_creator_cancels(app: TestApp) {
 
 /// A 2-player game with a small stacked deck whose start card is a number.
 fn two_stacked() -> Value {
-    let small = deck(25, 1, 1, 1, 1);
+    let small = DeckCounts {
+        max_number: 25,
+        ..ONE_OF_EACH
+    };
     let racks = [
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
         [13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24],
     ];
-    json!({ "options": { "players": 2, "deck": small }, "stacked": [stacked(&small, &racks, 1, &[n(25)])] })
+    json!({ "options": { "players": 2, "deck": small }, "stacked": [StackedDeck::from_racks(&small, &racks, 1, &[n(25)])] })
 }
 
 async fn join_res(app: &TestApp, player: &Player, game: &str) -> reqwest::Response {
@@ -326,11 +333,11 @@ async fn options_and_stacked_decks_are_validated(app: TestApp) {
             "invalid_options",
         ),
         (
-            json!({ "options": { "players": 2, "deck": deck(24, 0, 0, 0, 0) } }),
+            json!({ "options": { "players": 2, "deck": DeckCounts { max_number: 24, ..NUMBERS_ONLY } } }),
             "invalid_options",
         ),
         (
-            json!({ "options": { "players": 2, "deck": deck(60, 100, 0, 0, 0) } }),
+            json!({ "options": { "players": 2, "deck": DeckCounts { max_number: 60, jokers: 100, ..NUMBERS_ONLY } } }),
             "invalid_options",
         ),
         (
@@ -352,8 +359,11 @@ async fn options_and_stacked_decks_are_validated(app: TestApp) {
         assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, code).await;
     }
     // Every variant and a custom deck are accepted.
-    let small = deck(25, 1, 1, 1, 1);
-    let good = stacked(
+    let small = DeckCounts {
+        max_number: 25,
+        ..ONE_OF_EACH
+    };
+    let good = StackedDeck::from_racks(
         &small,
         &[
             [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
@@ -373,8 +383,11 @@ async fn options_and_stacked_decks_are_validated(app: TestApp) {
 async fn stacked_decks_need_test_mode(app: TestApp) {
     let live = spawn_app_with(app.backend, |config| config.test_mode = false).await;
     let [ann] = players(&live, &["ann"]).await.try_into().ok().expect("one");
-    let small = deck(25, 0, 0, 0, 0);
-    let good = stacked(
+    let small = DeckCounts {
+        max_number: 25,
+        ..NUMBERS_ONLY
+    };
+    let good = StackedDeck::from_racks(
         &small,
         &[
             [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],

@@ -8,10 +8,10 @@ use sha2::{Digest, Sha256};
 use crate::common::app::{assert_problem, json_body, TestApp};
 use crate::common::json::assert_withheld;
 use crate::tables::{
-    act, card, deck, events_of, kinds, my_rack, n, numbers, players, post_action, stacked,
-    start_game, view,
+    act, card, events_of, kinds, my_rack, n, numbers, players, post_action, start_game, view,
+    NUMBERS_ONLY, ONE_OF_EACH,
 };
-use racko_rules::Card;
+use racko_rules::{Card, DeckCounts, StackedDeck};
 
 both_stores!(
     a_two_round_game_with_every_event_card,
@@ -32,9 +32,12 @@ fn seats(answer: &Value) -> Vec<Value> {
 async fn a_two_round_game_with_every_event_card(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
     let (ann, bob) = (&table[0], &table[1]);
-    let cards = deck(30, 1, 1, 1, 1);
+    let cards = DeckCounts {
+        max_number: 30,
+        ..ONE_OF_EACH
+    };
     // Round 1: seat 0 deals, bob (seat 1) starts.
-    let round1 = stacked(
+    let round1 = StackedDeck::from_racks(
         &cards,
         &[
             [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 2],
@@ -52,7 +55,7 @@ async fn a_two_round_game_with_every_event_card(app: TestApp) {
         ],
     );
     // Round 2: bob deals, ann starts in order; bob's prefix is two cards.
-    let round2 = stacked(
+    let round2 = StackedDeck::from_racks(
         &cards,
         &[
             [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
@@ -207,9 +210,12 @@ async fn a_two_round_game_with_every_event_card(app: TestApp) {
 
 async fn a_bonus_game_scores_the_sequence(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
-    let cards = deck(25, 0, 0, 0, 0);
+    let cards = DeckCounts {
+        max_number: 25,
+        ..NUMBERS_ONLY
+    };
     // Bob's 12 13 14 is a direct sequence of three (R7.2: +60).
-    let round = stacked(
+    let round = StackedDeck::from_racks(
         &cards,
         &[
             [1, 3, 5, 7, 9, 11, 15, 16, 17, 19, 21, 23],
@@ -229,8 +235,11 @@ async fn a_bonus_game_scores_the_sequence(app: TestApp) {
 
 async fn a_partner_game_is_won_by_a_team(app: TestApp) {
     let table = players(&app, &["ann", "bob", "cat", "dan"]).await;
-    let cards = deck(49, 0, 0, 0, 0);
-    let round = stacked(
+    let cards = DeckCounts {
+        max_number: 49,
+        ..NUMBERS_ONLY
+    };
+    let round = StackedDeck::from_racks(
         &cards,
         &[
             [36, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35],
@@ -260,9 +269,12 @@ async fn a_partner_game_is_won_by_a_team(app: TestApp) {
 async fn a_blitz_game_deals_by_the_dealers_choice(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
     let (ann, bob) = (&table[0], &table[1]);
-    let cards = deck(25, 0, 0, 0, 0);
+    let cards = DeckCounts {
+        max_number: 25,
+        ..NUMBERS_ONLY
+    };
     let bobs_rack = [13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24];
-    let round = stacked(
+    let round = StackedDeck::from_racks(
         &cards,
         &[[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], bobs_rack],
         1,

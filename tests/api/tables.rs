@@ -31,62 +31,28 @@ pub async fn players(app: &TestApp, names: &[&str]) -> Vec<Player> {
     players
 }
 
-pub fn deck(
-    max_number: u16,
-    jokers: u16,
-    card_swaps: u16,
-    skips: u16,
-    rack_swaps: u16,
-) -> DeckCounts {
-    DeckCounts {
-        max_number,
-        jokers,
-        card_swaps,
-        skips,
-        rack_swaps,
-    }
-}
+/// The counts of a test deck besides its numbers: one joker and one card of each event kind.
+/// Not a deck on its own (it has no numbers): name the numbers, `DeckCounts { max_number: 30,
+/// ..ONE_OF_EACH }`.
+pub const ONE_OF_EACH: DeckCounts = DeckCounts {
+    max_number: 0,
+    jokers: 1,
+    card_swaps: 1,
+    skips: 1,
+    rack_swaps: 1,
+};
+
+/// A test deck of numbers only, with struct update as [`ONE_OF_EACH`].
+pub const NUMBERS_ONLY: DeckCounts = DeckCounts {
+    max_number: 0,
+    jokers: 0,
+    card_swaps: 0,
+    skips: 0,
+    rack_swaps: 0,
+};
 
 pub fn n(value: u16) -> Card {
     Card::Number { value }
-}
-
-/// The stacked deck that deals `racks[s]` (slot 5 first) to seat s when `start` receives the
-/// first card (R2.2: one card at a time, a seat's first card into slot 60), with `stock_top`
-/// on top of the stock (its first card is the start card) and every other card of `deck` below.
-pub fn stacked(
-    deck: &DeckCounts,
-    racks: &[[u16; 12]],
-    start: u8,
-    stock_top: &[Card],
-) -> StackedDeck {
-    let players = racks.len();
-    let mut deal = Vec::with_capacity(players * 12);
-    for k in 0..12 {
-        for p in 0..players {
-            deal.push(racks[(usize::from(start) + p) % players][11 - k]);
-        }
-    }
-    let mut rest: Vec<Card> = (1..=deck.max_number).map(n).collect();
-    for (card, count) in [
-        (Card::Joker, deck.jokers),
-        (Card::CardSwap, deck.card_swaps),
-        (Card::Skip, deck.skips),
-        (Card::RackSwap, deck.rack_swaps),
-    ] {
-        rest.extend(std::iter::repeat_n(card, usize::from(count)));
-    }
-    let used = deal.iter().map(|&v| n(v)).chain(stock_top.iter().copied());
-    for card in used {
-        let at = rest
-            .iter()
-            .position(|c| *c == card)
-            .expect("the card is in the deck");
-        rest.remove(at);
-    }
-    let mut stock = stock_top.to_vec();
-    stock.extend(rest);
-    StackedDeck { deal, stock }
 }
 
 pub async fn create(app: &TestApp, player: &Player, body: &Value) -> Value {
@@ -105,7 +71,7 @@ pub async fn join(app: &TestApp, player: &Player, game: &str) -> Value {
     json_body(res, StatusCode::OK).await
 }
 
-/// Creates a game with `options` and `stacked` decks (by the first player) and seats the
+/// Creates a game with `options` and `stacked` decks (built with `StackedDeck::from_racks`) (by the first player) and seats the
 /// others in order, which starts it. Returns the game id.
 pub async fn start_game(
     app: &TestApp,
@@ -225,12 +191,15 @@ pub async fn post_with(
 /// begins with 25 face up; the stock below is 26 and then the event cards. Neither rack is in
 /// order. Returns the id.
 pub async fn small_game(app: &TestApp, table: &[Player]) -> String {
-    let cards = deck(30, 1, 1, 1, 1);
+    let cards = DeckCounts {
+        max_number: 30,
+        ..ONE_OF_EACH
+    };
     let racks = [
         [23, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 1],
         [24, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 2],
     ];
-    let round = stacked(&cards, &racks, 1, &[n(25), n(26)]);
+    let round = StackedDeck::from_racks(&cards, &racks, 1, &[n(25), n(26)]);
     let options = json!({ "players": 2, "deck": cards });
     start_game(app, table, options, &[round]).await
 }

@@ -1,6 +1,7 @@
 //! Dealing a round (R2, R7.3) and turning up the start card (R2.3, R2.4).
 
 use super::{BlitzDeal, Game, Phase, TurnStage, FULL_RACK};
+use crate::deck::{dealt_slot, receiver};
 use crate::event::RoundEnd;
 use crate::score::in_order;
 use crate::shuffle::{shuffled_deck, FIRST_RESHUFFLE_STREAM};
@@ -62,12 +63,13 @@ impl Game {
             events.push(Event::BlitzDealStarted);
             return;
         }
-        let players = usize::from(self.players());
-        let start = self.start_seat();
-        for (i, value) in deck.deal.into_iter().enumerate() {
-            // One card at a time clockwise from the start player; the first into slot 60.
-            let seat = (usize::from(start) + i % players) % players;
-            self.racks[seat].0[11 - i / players] = Card::Number { value };
+        let (players, start) = (self.players(), self.start_seat());
+        for (index, value) in deck.deal.into_iter().enumerate() {
+            let (seat, card) = receiver(index, players, start);
+            let rack = self.racks.get_mut(usize::from(seat));
+            if let (Some(rack), Some(slot)) = (rack, dealt_slot(card)) {
+                rack.0[slot] = Card::Number { value };
+            }
         }
         events.push(Event::Dealt {
             racks: self.racks.iter().copied().map(Some).collect(),

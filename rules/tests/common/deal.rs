@@ -1,8 +1,6 @@
-//! Building stacked decks from racks, so that tests state what each seat holds rather than the
-//! deal order (R2.2: one card at a time clockwise from the start player; a seat's first card goes
-//! into slot 60, its twelfth into slot 5).
-
-use racko_rules::{Card, DeckCounts, StackedDeck};
+//! Who deals, and racks as the tests write them. Stacked decks are built by the rules crate
+//! (`StackedDeck::from_racks`, `StackedDeck::from_deal`), so that tests state what each seat
+//! holds rather than the deal order.
 
 /// The dealer of round `round` (1-based) at a table of `players`: seat 0 deals round 1 and the
 /// deal passes to the left (R2.1).
@@ -14,61 +12,24 @@ pub fn start_seat(round: u32, players: u8) -> u8 {
     (dealer(round, players) + 1) % players
 }
 
-/// The deal order that gives seat `s` the cards `hands[s]` in the order it receives them.
-pub fn deal_from_hands(hands: &[Vec<u16>], start: u8) -> Vec<u16> {
-    let players = hands.len();
-    let mut deal = Vec::with_capacity(players * 12);
-    let order: Vec<&Vec<u16>> = (0..players)
-        .map(|p| &hands[(usize::from(start) + p) % players])
-        .collect();
-    for card in 0..12 {
-        deal.extend(order.iter().map(|hand| hand[card]));
-    }
-    deal
-}
-
-/// The deal order that leaves `racks[s]` (slot 5 first) in seat s's rack after a normal deal.
-pub fn deal_from_racks(racks: &[Vec<u16>], start: u8) -> Vec<u16> {
-    let hands: Vec<Vec<u16>> = racks
+/// Racks by seat, slot 5 first, of exactly 12 cards each.
+pub fn racks(racks: &[Vec<u16>]) -> Vec<[u16; 12]> {
+    racks
         .iter()
-        .map(|rack| rack.iter().rev().copied().collect())
-        .collect();
-    deal_from_hands(&hands, start)
+        .map(|rack| {
+            rack.as_slice()
+                .try_into()
+                .unwrap_or_else(|_| panic!("a rack holds 12 cards, not {}", rack.len()))
+        })
+        .collect()
 }
 
-/// Every card of a deck: numbers ascending, then jokers, card swaps, skips, rack swaps.
-pub fn full_deck(deck: &DeckCounts) -> Vec<Card> {
-    let mut cards: Vec<Card> = (1..=deck.max_number)
-        .map(|value| Card::Number { value })
+/// The racks a normal deal leaves when seat s receives `hands[s]` in this order (R2.2: the
+/// first card into slot 60, the twelfth into slot 5).
+pub fn racks_from_hands(hands: &[Vec<u16>]) -> Vec<[u16; 12]> {
+    let reversed: Vec<Vec<u16>> = hands
+        .iter()
+        .map(|hand| hand.iter().rev().copied().collect())
         .collect();
-    let kinds = [
-        (deck.jokers, Card::Joker),
-        (deck.card_swaps, Card::CardSwap),
-        (deck.skips, Card::Skip),
-        (deck.rack_swaps, Card::RackSwap),
-    ];
-    for (count, card) in kinds {
-        cards.extend(std::iter::repeat_n(card, usize::from(count)));
-    }
-    cards
-}
-
-/// A stacked deck: `deal`, then `stock_top` from the top down, then (if `fill`) every remaining
-/// card of the deck in `full_deck` order at the bottom.
-pub fn stacked(deck: &DeckCounts, deal: Vec<u16>, stock_top: Vec<Card>, fill: bool) -> StackedDeck {
-    let mut stock = stock_top;
-    if fill {
-        let mut rest = full_deck(deck);
-        for used in deal
-            .iter()
-            .map(|&value| Card::Number { value })
-            .chain(stock.iter().copied())
-        {
-            if let Some(i) = rest.iter().position(|c| *c == used) {
-                rest.remove(i);
-            }
-        }
-        stock.extend(rest);
-    }
-    StackedDeck { deal, stock }
+    racks(&reversed)
 }

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
+use racko_rules::deck::receiver;
 use racko_rules::shuffle::shuffled_deck;
 use racko_rules::{Card, DeckCounts, Event, Options, Rack, Seat, Seed, Slot};
 
-use super::deal::full_deck;
 use super::notation::show;
 
 #[derive(Clone)]
@@ -16,8 +16,8 @@ pub struct Tracker {
     pub max_number: u16,
     /// Every card of the deck, for the conservation check.
     pub deck: Vec<Card>,
-    /// How many jokers, card swaps, skips and rack swaps the deck holds.
-    pub others: [u16; 4],
+    /// The kinds besides the numbers and how many of each the deck holds.
+    pub others: [(Card, u16); 4],
     pub counts: DeckCounts,
     pub racks: Vec<[Option<Card>; 12]>,
     /// Bottom first.
@@ -50,8 +50,8 @@ impl Tracker {
         Tracker {
             players,
             max_number: deck.max_number,
-            deck: full_deck(&deck),
-            others: [deck.jokers, deck.card_swaps, deck.skips, deck.rack_swaps],
+            deck: deck.cards(),
+            others: deck.others(),
             racks: vec![[None; 12]; players],
             discard: Vec::new(),
             stock: 0,
@@ -160,8 +160,8 @@ impl Tracker {
                 self.start_card = deck.stock.first().copied();
                 self.hands = vec![Vec::new(); self.players];
                 for (i, value) in deck.deal.iter().enumerate() {
-                    let seat = (usize::from(*start_seat) + i) % self.players;
-                    self.hands[seat].push(*value);
+                    let (seat, _) = receiver(i, players, *start_seat);
+                    self.hands[usize::from(seat)].push(*value);
                 }
                 self.blitz_placed = vec![0; self.players];
             }
@@ -378,24 +378,23 @@ impl Tracker {
         let mut count = 0;
         let mut count_card = |card: Card| {
             count += 1;
-            let kind = match card {
-                Card::Number { value } => {
-                    assert!(
-                        (1..=self.max_number).contains(&value),
-                        "{value} is not in the deck"
-                    );
-                    let (word, bit) = (usize::from(value) / 64, 1u64 << (value % 64));
-                    assert!(numbers[word] & bit == 0, "number {value} exists twice");
-                    numbers[word] |= bit;
-                    return;
-                }
-                Card::Joker => 0,
-                Card::CardSwap => 1,
-                Card::Skip => 2,
-                Card::RackSwap => 3,
-            };
+            if let Card::Number { value } = card {
+                assert!(
+                    (1..=self.max_number).contains(&value),
+                    "{value} is not in the deck"
+                );
+                let (word, bit) = (usize::from(value) / 64, 1u64 << (value % 64));
+                assert!(numbers[word] & bit == 0, "number {value} exists twice");
+                numbers[word] |= bit;
+                return;
+            }
+            let kind = self
+                .others
+                .iter()
+                .position(|(other, _)| *other == card)
+                .unwrap_or_else(|| panic!("{card:?} is no kind of the deck"));
             others[kind] += 1;
-            assert!(others[kind] <= self.others[kind], "too many {card:?}");
+            assert!(others[kind] <= self.others[kind].1, "too many {card:?}");
         };
         for rack in &self.racks {
             for card in rack.iter().flatten() {

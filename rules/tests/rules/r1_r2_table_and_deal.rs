@@ -3,7 +3,6 @@
 use racko_rules::shuffle::shuffled_deck;
 use racko_rules::{Action, Card, DeckCounts, Event, Game, Options, Phase, RoundDeal, Slot};
 
-use super::common::deal::full_deck;
 use super::common::{seed, Checks, Table};
 use super::{deal, dealt, run_scenario, two_players, ORDERED, UNORDERED};
 
@@ -93,7 +92,7 @@ fn r1_3_every_card_exists_once() {
             .map(|&value| Card::Number { value })
             .collect();
         all.extend(&deck.stock);
-        let mut expected = full_deck(&counts);
+        let mut expected = counts.cards();
         let key = |c: &Card| format!("{c:?}");
         all.sort_by_key(key);
         expected.sort_by_key(key);

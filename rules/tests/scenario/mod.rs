@@ -3,10 +3,10 @@
 
 pub mod format;
 
-use racko_rules::{Card, Event, Game, RoundDeal, Viewer};
+use racko_rules::{Card, Event, Game, RoundDeal, StackedDeck, Viewer};
 use serde_json::Value;
 
-use crate::common::deal::{deal_from_hands, deal_from_racks, stacked, start_seat};
+use crate::common::deal::{racks, racks_from_hands, start_seat};
 use crate::common::notation::{show, CardSpec};
 use crate::common::{seed, Checks, Table};
 use format::{Expect, Round, Scenario, Step};
@@ -73,17 +73,23 @@ fn deal(table: &mut Table, round: &Round) {
     let start = start_seat(number, table.players());
     let deck = table.options().deck_counts();
     let order = match (&round.racks, &round.hands, &round.deal) {
-        (Some(racks), None, None) => Some(deal_from_racks(racks, start)),
-        (None, Some(hands), None) => Some(deal_from_hands(hands, start)),
+        (Some(given), None, None) => Some(StackedDeck::deal_order(&racks(given), start)),
+        (None, Some(hands), None) => Some(StackedDeck::deal_order(&racks_from_hands(hands), start)),
         (None, None, Some(deal)) => Some(deal.clone()),
         (None, None, None) => None,
         _ => panic!("a round gives one of racks, hands, deal"),
     };
-    let stock = round.stock.iter().map(|c| c.card()).collect();
+    let stock: Vec<Card> = round.stock.iter().map(|c| c.card()).collect();
+    let stacked = |deal: Vec<u16>| match round.fill {
+        true => StackedDeck::from_deal(&deck, deal, &stock),
+        false => StackedDeck {
+            deal,
+            stock: stock.clone(),
+        },
+    };
     let deal = RoundDeal {
         seed: round.seed.unwrap_or(seed(number as u8)),
-        stacked: (!round.shuffled)
-            .then(|| stacked(&deck, order.unwrap_or_default(), stock, round.fill)),
+        stacked: (!round.shuffled).then(|| stacked(order.unwrap_or_default())),
     };
     let result = table.start_round(&deal);
     match (&round.deal_error, result) {

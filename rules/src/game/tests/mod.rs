@@ -32,36 +32,9 @@ pub(super) fn stacked(
     racks: &[[u16; 12]],
     stock_top: &[Card],
 ) -> StackedDeck {
-    let players = usize::from(options.players);
-    assert_eq!(racks.len(), players);
-    let start = (usize::from(dealer) + 1) % players;
-    let deal: Vec<u16> = (0..12 * players)
-        .map(|i| racks[(start + i % players) % players][11 - i / players])
-        .collect();
-    let counts = options.deck_counts();
-    let mut rest: Vec<Card> = (1..=counts.max_number)
-        .filter(|v| !deal.contains(v))
-        .map(number)
-        .collect();
-    let kinds = [
-        (Card::Joker, counts.jokers),
-        (Card::CardSwap, counts.card_swaps),
-        (Card::Skip, counts.skips),
-        (Card::RackSwap, counts.rack_swaps),
-    ];
-    for (card, count) in kinds {
-        rest.extend(std::iter::repeat_n(card, usize::from(count)));
-    }
-    let mut stock = Vec::new();
-    for card in stock_top {
-        let at = rest
-            .iter()
-            .position(|c| c == card)
-            .expect("a stock card is in the deck once");
-        stock.push(rest.remove(at));
-    }
-    stock.extend(rest);
-    StackedDeck { deal, stock }
+    assert_eq!(racks.len(), usize::from(options.players));
+    let start = (dealer + 1) % options.players;
+    StackedDeck::from_racks(&options.deck_counts(), racks, start, stock_top)
 }
 
 /// A game of `options` with the first round dealt from a stacked deck.

@@ -3,7 +3,7 @@
 //! the full event log replays to the same game.
 
 use super::*;
-use crate::replay::replay;
+use crate::replay::{replay, Steps};
 
 /// xorshift64*: a tiny deterministic generator for tests.
 pub(super) struct Dice(pub(super) u64);
@@ -225,6 +225,37 @@ fn r9_2_replay_rebuilds_many_games() {
     for kind in wanted {
         assert!(kinds.contains(kind), "no {kind} in the games");
     }
+}
+
+#[test]
+fn r3_6_r9_2_a_reshuffle_opens_the_step_of_the_draw_it_serves() {
+    let mut dice = Dice(7);
+    let mut reshuffle_steps = 0;
+    for round in 0..30 {
+        let options = variants()[round % 9].clone();
+        let (_, log) = play_out(options.clone(), &mut dice, false);
+        let mut steps = Steps::new(&options, &log).expect("valid options");
+        let mut covered = 0;
+        for step in &mut steps {
+            let step = step.expect("the log replays");
+            assert_eq!(step.first, covered, "the steps follow each other");
+            covered = step.end();
+            if step.first < step.input {
+                // Only a reshuffle (and the turn it ends) may come before the input event.
+                assert!(
+                    log[step.first..step.input]
+                        .iter()
+                        .any(|e| matches!(e, Event::StockReshuffled { .. })),
+                    "{:?}",
+                    &log[step.first..=step.input]
+                );
+                assert!(matches!(log[step.input], Event::Drew { .. }));
+                reshuffle_steps += 1;
+            }
+        }
+        assert_eq!(covered, log.len());
+    }
+    assert!(reshuffle_steps > 0, "some draw needed a reshuffle");
 }
 
 #[test]

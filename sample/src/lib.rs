@@ -1,7 +1,12 @@
-//! A simple player and whole sample games, for the audit tests, the benchmark and the timing
-//! tool: every choice is made from the player's own view (what a client sees), by keeping each
-//! slot to its band of numbers and calling Racko when possible.
+//! A simple player and whole sample games, for the audit tests, the benchmark, the timing tool
+//! and the load tool: every choice is made from the player's own view (what a client sees), by
+//! keeping each slot to its band of numbers and calling Racko when possible.
+//!
+//! Not part of the server: only the workspace's examples, tests and benchmarks use it (a
+//! dev-dependency of `racko`).
 
+use racko::audit::export::{ExportHead, GameExport};
+use racko::service::{events::EventEntry, log::SeatedPlayer, LogEvent, PublicStatus};
 use racko_rules::{Action, Card, Event, Game, Options, Phase, RoundDeal, Seed, Slot, View, Viewer};
 
 /// The slot index 0..12 where `value` belongs on a rack of numbers 1..=max.
@@ -106,9 +111,7 @@ pub fn export(
     names: &[&str],
     events: Vec<Event>,
     start: chrono::DateTime<chrono::Utc>,
-) -> super::export::GameExport {
-    use super::export::{ExportHead, GameExport};
-    use crate::service::{events::EventEntry, log::SeatedPlayer, LogEvent, PublicStatus};
+) -> GameExport {
     let players: Vec<SeatedPlayer> = (0u8..)
         .zip(names)
         .map(|(seat, name)| SeatedPlayer {
