@@ -41,7 +41,10 @@ impl Cursor {
     }
 }
 
-pub(super) fn list_games(conn: &mut AnyConnection, q: &GameQuery) -> Result<GameRecordPage, StoreError> {
+pub(super) fn list_games(
+    conn: &mut AnyConnection,
+    q: &GameQuery,
+) -> Result<GameRecordPage, StoreError> {
     let limit = q.limit.clamp(1, 100);
     let mut query = games::table.into_boxed();
     if let Some(player) = q.player {

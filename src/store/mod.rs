@@ -20,7 +20,7 @@ mod schema;
 mod tests;
 mod types;
 
-pub use audit::{StoredEventPage, AuditEventQuery, PlayerGamesPage};
+pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use types::*;
 
 use std::sync::{Arc, Mutex};
