@@ -6,7 +6,7 @@
 //! dev-dependency of `racko`).
 
 use racko::audit::export::{ExportHead, GameExport};
-use racko::service::{events::EventEntry, log::SeatedPlayer, LogEvent, PublicStatus};
+use racko::service::{log_event::SeatedPlayer, log_page::EventEntry, LogEvent, PublicStatus};
 use racko_rules::{Action, Card, Event, Game, Options, Phase, RoundDeal, Seed, Slot, View, Viewer};
 
 /// The slot index 0..12 where `value` belongs on a rack of numbers 1..=max.

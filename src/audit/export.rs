@@ -10,8 +10,8 @@ use uuid::Uuid;
 
 use super::log::GameLog;
 use crate::error::ServiceError;
-use crate::service::events::{EventEntry, Projection};
-use crate::service::log::SeatedPlayer;
+use crate::service::log_event::SeatedPlayer;
+use crate::service::log_page::{EventEntry, Projection};
 use crate::service::{viewer_of, Caller, LogEvent, PublicStatus};
 use crate::store::Store;
 

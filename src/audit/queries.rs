@@ -11,8 +11,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::error::{Code, ServiceError};
-use crate::service::events::Projection;
-use crate::service::log::SeatedPlayer;
+use crate::service::log_event::SeatedPlayer;
+use crate::service::log_page::Projection;
 use crate::service::{Caller, LogEvent, PublicStatus};
 use crate::store::{Account, AuditEventQuery, GameRecord, Store};
 

@@ -6,14 +6,14 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::extract::Json;
-use super::helpers::{caller, idempotency_key, reply, version_of, with_etag};
+use super::helpers::{caller, idempotency_key, reply, version_of, with_etag, IdempotencyKeyHeader};
 use crate::{
     app::AppState,
     auth::CurrentUser,
     error::{Code, ServiceError},
     service::{
         self,
-        events::EventPage,
+        log_page::EventPage,
         play::{ActionRequest, ActionResult},
         GameView, Reply,
     },
@@ -58,9 +58,7 @@ pub async fn get_game(
         ("If-Match" = Option<String>, Header,
             description = "The version seen, as its ETag: `\"7\"`, `W/\"7\"` or a bare `7` (surrounding blanks are ignored). Optional when the body has `version`; when both are sent they must agree (else 400 `version_mismatch`).",
             nullable = false, pattern = r#"^(W/)?("[0-9]{1,18}"|[0-9]{1,18})$"#),
-        ("Idempotency-Key" = Option<String>, Header,
-            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
+        IdempotencyKeyHeader,
     ),
     request_body = ActionRequest,
     security(("bearer" = [])),
@@ -132,7 +130,7 @@ pub async fn list_events(
 ) -> Result<web::Json<EventPage>, ServiceError> {
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
     let page = state
-        .db(move |store| service::events::page(store, &caller, id, query.after, query.limit))
+        .db(move |store| service::log_page::page(store, &caller, id, query.after, query.limit))
         .await?;
     Ok(web::Json(page))
 }

@@ -5,13 +5,75 @@ use actix_web::{
     http::{header, StatusCode},
     HttpRequest, HttpResponse,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::openapi::{schema::Type, ObjectBuilder, RefOr, Schema};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use crate::{
     auth::CurrentUser,
     error::{Code, ServiceError},
     service::{Caller, IdempotencyKey, Reply},
 };
+
+/// The `Idempotency-Key` header, declared once for the API document (`params(...)`); handlers
+/// read it with [`idempotency_key`].
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IdempotencyKeyHeader {
+    /// Retry safely: the same key returns the first answer. Keys are scoped per account, not
+    /// per route: a key this account already used for any other request (another route, game
+    /// or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII
+    /// characters (`!` to `~`, no spaces).
+    #[param(
+        rename = "Idempotency-Key",
+        nullable = false,
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[!-~]{1,200}$"
+    )]
+    pub idempotency_key: Option<String>,
+}
+
+/// A page cursor of the game lists: `next_cursor` of the previous page.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct GameCursor(pub String);
+
+/// A page cursor of the audit lists: `next_cursor` of the previous page.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct EventCursor(pub String);
+
+/// The hex of "<time in µs>:<game id>" and of "<time in µs>:<game id>:<seq>", as the store
+/// issues them.
+const GAME_CURSOR: &str = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}$";
+const EVENT_CURSOR: &str = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}3a(2d)?(3[0-9]){1,18}$";
+
+fn cursor_schema(pattern: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "Opaque: lowercase hex as the server issues it; anything else is 400 `invalid_cursor`.",
+        ))
+        .pattern(Some(pattern))
+        .into()
+}
+
+impl PartialSchema for GameCursor {
+    fn schema() -> RefOr<Schema> {
+        cursor_schema(GAME_CURSOR)
+    }
+}
+
+impl ToSchema for GameCursor {}
+
+impl PartialSchema for EventCursor {
+    fn schema() -> RefOr<Schema> {
+        cursor_schema(EVENT_CURSOR)
+    }
+}
+
+impl ToSchema for EventCursor {}
 
 pub fn caller(user: &CurrentUser) -> Caller {
     Caller {

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::extract::Json;
-use super::helpers::{caller, idempotency_key, reply};
+use super::helpers::{caller, idempotency_key, reply, GameCursor, IdempotencyKeyHeader};
 use crate::{
     app::AppState,
     auth::CurrentUser,
@@ -39,9 +39,7 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
 
 /// Create a game; the caller takes seat 0. `stacked` decks only on a server in test mode.
 #[utoipa::path(post, path = "/v1/games", tag = "lobby", request_body = CreateGame,
-    params(("Idempotency-Key" = Option<String>, Header,
-            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
+    params(IdempotencyKeyHeader),
     security(("bearer" = [])),
     responses(
         (status = 201, description = "Created; the caller sits at seat 0", body = GameView),
@@ -71,9 +69,7 @@ pub async fn create_game(
 #[utoipa::path(post, path = "/v1/games/{id}/join", tag = "lobby",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("Idempotency-Key" = Option<String>, Header,
-            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
+        IdempotencyKeyHeader,
     ),
     security(("bearer" = [])),
     responses(
@@ -100,9 +96,7 @@ pub async fn join_game(
 
 /// Join a game by the invite code a player passed on (case does not matter).
 #[utoipa::path(post, path = "/v1/games/join", tag = "lobby", request_body = JoinByCode,
-    params(("Idempotency-Key" = Option<String>, Header,
-            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$")),
+    params(IdempotencyKeyHeader),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Seated", body = GameView),
@@ -132,9 +126,7 @@ pub async fn join_by_code(
 #[utoipa::path(post, path = "/v1/games/{id}/leave", tag = "lobby",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("Idempotency-Key" = Option<String>, Header,
-            description = "Retry safely: the same key returns the first answer. Keys are scoped per account, not per route: a key this account already used for any other request (another route, game or body) is refused with 422 `idempotency_key_reused`. 1 to 200 visible ASCII characters (`!` to `~`, no spaces).",
-            nullable = false, min_length = 1, max_length = 200, pattern = r"^[!-~]{1,200}$"),
+        IdempotencyKeyHeader,
     ),
     security(("bearer" = [])),
     responses(
@@ -177,12 +169,8 @@ pub enum ListStatus {
 pub struct ListQuery {
     /// Default `open`.
     pub status: Option<ListStatus>,
-    /// `next_cursor` of the previous page (opaque: lowercase hex as the server issues it;
-    /// anything else is 400 `invalid_cursor`).
-    #[param(
-        pattern = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}$"
-    )]
-    pub cursor: Option<String>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<GameCursor>,
     /// 1..=100, default 20.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
@@ -208,7 +196,15 @@ pub async fn list_games(
         ListStatus::Finished => GameStatus::Finished,
     };
     let page = state
-        .db(move |store| service::lists::list(store, &caller, status, query.cursor, query.limit))
+        .db(move |store| {
+            service::lists::list(
+                store,
+                &caller,
+                status,
+                query.cursor.map(|c| c.0),
+                query.limit,
+            )
+        })
         .await?;
     Ok(web::Json(page))
 }
@@ -218,12 +214,8 @@ pub async fn list_games(
 pub struct MyGamesQuery {
     /// Default `all`; `my_turn` is the inbox of games waiting for the caller.
     pub filter: Option<MyGames>,
-    /// `next_cursor` of the previous page (opaque: lowercase hex as the server issues it;
-    /// anything else is 400 `invalid_cursor`).
-    #[param(
-        pattern = r"^(2d)?(3[0-9]){1,17}3a(3[0-9]|6[1-6]){8}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){4}2d(3[0-9]|6[1-6]){12}$"
-    )]
-    pub cursor: Option<String>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<GameCursor>,
     /// 1..=100, default 20.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
@@ -246,7 +238,13 @@ pub async fn my_games(
     let filter = query.filter.unwrap_or(MyGames::All);
     let page = state
         .db(move |store| {
-            service::lists::list_mine(store, &caller, filter, query.cursor, query.limit)
+            service::lists::list_mine(
+                store,
+                &caller,
+                filter,
+                query.cursor.map(|c| c.0),
+                query.limit,
+            )
         })
         .await?;
     Ok(web::Json(page))

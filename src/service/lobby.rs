@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::idempotency::{IdempotencyKey, Reply};
-use super::log::SeatedPlayer;
+use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, create_game, Asker, Decision, Expect, Logged};
 use super::{cancelled, not_a_player, random, seat_of, Caller, LogEvent};

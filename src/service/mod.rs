@@ -6,18 +6,18 @@
 //! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
-pub mod events;
 pub mod idempotency;
 pub mod lists;
 pub mod lobby;
-pub mod log;
+pub mod log_event;
+pub mod log_page;
 pub mod play;
 mod random;
 pub mod view;
 pub mod write;
 
 pub use idempotency::{IdempotencyKey, Reply};
-pub use log::LogEvent;
+pub use log_event::LogEvent;
 pub use view::{GameSummary, GameView, PlayerView, PublicStatus};
 
 use racko_rules::{Seat, Viewer};

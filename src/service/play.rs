@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::events::{EventEntry, Projection};
 use super::idempotency::{IdempotencyKey, Reply};
+use super::log_page::{EventEntry, Projection};
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, Asker, Decision, Expect};
 use super::{cancelled, load_game, not_a_player, seat_of, Caller, LogEvent};

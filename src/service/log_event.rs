@@ -1,4 +1,5 @@
-//! The game log: what each stored event's payload holds, and its projection for a viewer.
+//! One entry of a game's log: what its stored payload holds (a `LogEvent`), and its projection
+//! for a viewer.
 //!
 //! A payload is a `LogEvent` as JSON with a `type` tag. The service's own events (lobby facts)
 //! have their own tags; the rules' events are stored as they are, so their `type` tags

@@ -1,4 +1,4 @@
-//! Reading a game's log, projected for the caller (R8).
+//! Reading a page of a game's log, each entry projected for the caller (R8).
 
 use chrono::{DateTime, Utc};
 use racko_rules::{Seat, Viewer};
