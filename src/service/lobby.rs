@@ -42,7 +42,6 @@ pub fn create(
     request: &CreateGame,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
-    let caller = &current(store, caller)?;
     if request.stacked.is_some() && !test_mode {
         return Err(ServiceError::new(
             Code::TestModeDisabled,
@@ -106,7 +105,6 @@ pub fn join(
     id: Uuid,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
-    let caller = &current(store, caller)?;
     lobby_change(store, caller, id, key, |game| join_decision(game, caller))
 }
 
@@ -132,7 +130,6 @@ pub fn leave(
     id: Uuid,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
-    let caller = &current(store, caller)?;
     lobby_change(store, caller, id, key, |game| leave_decision(game, caller))
 }
 
@@ -150,18 +147,6 @@ fn lobby_change(
     };
     change_game(store, id, Expect::Latest, asker, decide, |written| {
         GameView::of(written.game, caller.id)
-    })
-}
-
-/// The caller under his name as the store has it now. A token keeps the name it was issued
-/// with, and a guest may have registered under a new name since: his seat takes the new one.
-fn current(store: &Store, caller: &Caller) -> Result<Caller, ServiceError> {
-    let account = store
-        .account(caller.id)?
-        .ok_or_else(|| ServiceError::unauthorized("the account of this token no longer exists"))?;
-    Ok(Caller {
-        id: caller.id,
-        username: account.username,
     })
 }
 

@@ -290,6 +290,35 @@ async fn leaving_frees_the_seat_and_the_creator_cancels(app: TestApp) {
         .expect("games")
         .iter()
         .all(|g| g["id"] != other_id));
+
+    // A cancelled game has a status of its own: bob finds it among his cancelled games, not
+    // among the finished ones.
+    let ids = |page: Value| -> Vec<Value> {
+        page["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .map(|g| g["id"].clone())
+            .collect()
+    };
+    let mine = |filter: &'static str| {
+        let bob = bob.token();
+        let app = &app;
+        async move {
+            let path = format!("/v1/me/games?filter={filter}");
+            json_body(app.get(&path, bob).await, StatusCode::OK).await
+        }
+    };
+    assert_eq!(ids(mine("cancelled").await), [json!(other_id)]);
+    assert!(!ids(mine("finished").await).contains(&json!(other_id)));
+    let listed = mine("all").await;
+    let entry = listed["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .find(|g| g["id"] == other_id)
+        .expect("listed among all of bob's games");
+    assert_eq!(entry["status"], "cancelled");
 }
 
 /// A 2-player game with a small stacked deck whose start card is a number.

@@ -71,6 +71,14 @@ async fn a_two_round_game_with_every_event_card(app: TestApp) {
     // R3.1a: bob takes the start card into slot 60; the 4 there goes onto the pile.
     let answer = act(&app, bob, id, json!({ "type": "take_discard", "slot": 60 })).await;
     assert_eq!(kinds(&answer), ["discard_taken", "turn_started"]);
+    // The answer is the game as stored: a later read shows the same version and times, and
+    // the new events carry the time of the change.
+    let later = view(&app, bob, id).await;
+    assert_eq!(answer["view"]["version"], later["version"]);
+    assert_eq!(answer["view"]["updated_at"], later["updated_at"]);
+    for event in answer["events"].as_array().expect("events") {
+        assert_eq!(event["at"], later["updated_at"], "{event}");
+    }
     assert_eq!(seats(&answer)[0], 1);
     assert_eq!(
         events_of(&answer, "discard_taken")[0],

@@ -70,6 +70,13 @@ async fn refused_actions_have_a_status_and_a_code(app: TestApp) {
             StatusCode::PRECONDITION_REQUIRED,
             "version_required",
         ),
+        // serde would read a struct from an array of its fields: a body must be an object.
+        (
+            bob,
+            json!([version, { "type": "draw" }]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_body",
+        ),
         (cat, draw(&version), StatusCode::FORBIDDEN, "not_a_player"),
     ];
     for (player, body, status, code) in refusals {
