@@ -90,14 +90,7 @@ pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExpor
             entry
         })
         .collect();
-    let players = record
-        .seats
-        .iter()
-        .map(|s| SeatedPlayer {
-            seat: s.seat,
-            username: s.username.clone(),
-        })
-        .collect();
+    let players = SeatedPlayer::all(&record.seats);
     Ok(GameExport::new(ExportHead {
         game_id: id,
         rules_version: record.rules_version,

@@ -186,14 +186,7 @@ fn join_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, Service
     decision.log(0, Some(caller.id), joined);
     if decision.seats.len() == usize::from(players) {
         // The table is full: the game starts (the write path deals round 1).
-        let players = decision
-            .seats
-            .iter()
-            .map(|s| SeatedPlayer {
-                seat: s.seat,
-                username: s.username.clone(),
-            })
-            .collect();
+        let players = SeatedPlayer::all(&decision.seats);
         decision.log(0, None, LogEvent::GameStarted { players });
         decision.status = GameStatus::Active;
     }

@@ -13,13 +13,26 @@ use utoipa::{PartialSchema, ToSchema};
 use uuid::Uuid;
 
 use crate::error::ServiceError;
-use crate::store::NewEvent;
+use crate::store::{NewEvent, SeatRecord};
 
 /// A player at the table, as recorded when the game started.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SeatedPlayer {
     pub seat: Seat,
     pub username: String,
+}
+
+impl SeatedPlayer {
+    /// The players of these seats, in seat order as given.
+    pub fn all(seats: &[SeatRecord]) -> Vec<SeatedPlayer> {
+        seats
+            .iter()
+            .map(|s| SeatedPlayer {
+                seat: s.seat,
+                username: s.username.clone(),
+            })
+            .collect()
+    }
 }
 
 /// One entry of a game's log. (Its OpenAPI schema is written out below.)
