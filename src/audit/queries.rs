@@ -46,8 +46,8 @@ pub struct AuditEvent {
 pub struct AuditEventPage {
     /// Ordered by (at, game_id, seq).
     pub events: Vec<AuditEvent>,
-    /// Pass as `cursor` for the next page; absent on the last page. A page may hold fewer
-    /// events than `limit` (events R8 hides from a `kind` filter are left out).
+    /// Pass as `cursor` for the next page; absent on the last page. Filters and cursors work
+    /// on the events as the caller may see them (R8), so every page but the last is full.
     pub next_cursor: Option<String>,
 }
 
@@ -130,59 +130,96 @@ pub fn events(
         Some(player) => Some(find_player(store, player)?.id),
         None => None,
     };
-    let query = AuditEventQuery {
+    let limit = limit(filter.limit, MAX_EVENTS_LIMIT)?;
+    let page_size = usize::try_from(limit).map_err(ServiceError::internal)?;
+    let mut query = AuditEventQuery {
         actor,
-        kind: filter.kind,
+        kinds: filter.kind.as_deref().map(stored_kinds).unwrap_or_default(),
         game: filter.game,
         from: filter.from,
         to: filter.to,
-        limit: limit(filter.limit, MAX_EVENTS_LIMIT)?,
+        limit,
         cursor: filter.cursor,
     };
-    let page = store.audit_events(&query)?;
     let mut games: HashMap<Uuid, GameRecord> = HashMap::new();
     let mut accounts: HashMap<Uuid, Option<AuditAccount>> = HashMap::new();
-    let mut events = Vec::with_capacity(page.events.len());
-    for stored in &page.events {
-        let record = match games.entry(stored.game_id) {
-            std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(crate::service::load_game(store, stored.game_id)?)
+    let mut events = Vec::new();
+    // The filter and the cursor work on what the admin may see (R8): a stored event whose
+    // projection is of another kind than the one asked for is passed over, and the next
+    // cursor is taken from the last event answered, never from a passed-over one, so neither
+    // the page nor its cursor tells that a hidden event exists. Passing over may leave a page
+    // short: read on until it is full or the log ends.
+    let mut last_answered = None;
+    let mut more = false;
+    'pages: loop {
+        let page = store.audit_events(&query)?;
+        for stored in &page.events {
+            let record = match games.entry(stored.game_id) {
+                std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(crate::service::load_game(store, stored.game_id)?)
+                }
+            };
+            let event = LogEvent::from_payload(&stored.payload)?;
+            let entry = Projection::new(record, caller.id).entry(
+                stored.seq,
+                stored.round,
+                stored.actor,
+                stored.created_at,
+                &event,
+            );
+            let kind = entry.event.kind();
+            if filter.kind.as_deref().is_some_and(|asked| asked != kind) {
+                continue;
             }
-        };
-        let event = LogEvent::from_payload(&stored.payload)?;
-        let entry = Projection::new(record, caller.id).entry(
-            stored.seq,
-            stored.round,
-            stored.actor,
-            stored.created_at,
-            &event,
-        );
-        // The kind of what the admin sees; an event whose projection is of another kind than
-        // the one asked for would reveal its hidden kind by being listed.
-        let kind = entry.event.kind();
-        if query.kind.as_deref().is_some_and(|asked| asked != kind) {
-            continue;
+            if events.len() == page_size {
+                more = true;
+                break 'pages;
+            }
+            let actor = match stored.actor {
+                Some(id) => account_of(store, &mut accounts, id)?,
+                None => None,
+            };
+            events.push(AuditEvent {
+                game_id: stored.game_id,
+                seq: entry.seq,
+                round: entry.round,
+                kind: kind.to_string(),
+                actor,
+                actor_seat: entry.actor_seat,
+                at: entry.at,
+                event: entry.event,
+            });
+            last_answered = Some(stored.clone());
         }
-        let actor = match stored.actor {
-            Some(id) => account_of(store, &mut accounts, id)?,
-            None => None,
-        };
-        events.push(AuditEvent {
-            game_id: stored.game_id,
-            seq: entry.seq,
-            round: entry.round,
-            kind: kind.to_string(),
-            actor,
-            actor_seat: entry.actor_seat,
-            at: entry.at,
-            event: entry.event,
-        });
+        match page.next_cursor {
+            Some(next) if events.len() < page_size => query.cursor = Some(next),
+            Some(_) => {
+                more = true;
+                break;
+            }
+            None => break,
+        }
     }
+    let next_cursor = match last_answered {
+        Some(stored) if more => Some(Store::audit_cursor_after(&stored)),
+        _ => None,
+    };
     Ok(AuditEventPage {
         events,
-        next_cursor: page.next_cursor,
+        next_cursor,
     })
+}
+
+/// The stored kinds an event listed under `asked` may have: a void card swap is shown to a
+/// bystander of an open round as a card swap (R8, `Event::for_viewer`), so asking for card
+/// swaps must also read the void ones (the projection then decides what is listed).
+fn stored_kinds(asked: &str) -> Vec<String> {
+    let mut kinds = vec![asked.to_string()];
+    if asked == "cards_swapped" {
+        kinds.push("card_swap_void".to_string());
+    }
+    kinds
 }
 
 fn account_of(

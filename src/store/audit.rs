@@ -20,8 +20,8 @@ use crate::error::Code;
 pub struct AuditEventQuery {
     /// Events caused by this account.
     pub actor: Option<Uuid>,
-    /// Events of this kind (`drew`, `round_ended`, …).
-    pub kind: Option<String>,
+    /// Events stored with one of these kinds (`drew`, `round_ended`, …); empty: any kind.
+    pub kinds: Vec<String>,
     pub game: Option<Uuid>,
     /// At or after.
     pub from: Option<DateTime<Utc>>,
@@ -90,8 +90,10 @@ fn events_query(q: &AuditEventQuery) -> Result<EventsQuery<'static>, StoreError>
     if let Some(actor) = q.actor {
         query = query.filter(e::actor.eq(actor.to_string()));
     }
-    if let Some(kind) = &q.kind {
-        query = query.filter(e::kind.eq(kind.clone()));
+    match q.kinds.as_slice() {
+        [] => {}
+        [kind] => query = query.filter(e::kind.eq(kind.clone())),
+        kinds => query = query.filter(e::kind.eq_any(kinds.to_vec())),
     }
     if let Some(game) = q.game {
         query = query.filter(e::game_id.eq(game.to_string()));
@@ -149,6 +151,15 @@ fn history_query(
 }
 
 impl Store {
+    /// The cursor that continues a listing of `audit_events` right after `event`.
+    pub fn audit_cursor_after(event: &StoredEvent) -> String {
+        Cursor::encode(
+            event.created_at.naive_utc(),
+            &event.game_id.to_string(),
+            event.seq,
+        )
+    }
+
     /// Events across games matching `q`, in (created_at, game_id, seq) order.
     /// `BadInput("invalid_cursor")` for a cursor that does not decode.
     pub fn audit_events(&self, q: &AuditEventQuery) -> Result<StoredEventPage, StoreError> {

@@ -92,7 +92,7 @@ fn audit_queries_use_their_indexes() {
         (
             "by kind",
             AuditEventQuery {
-                kind: Some("racko_called".into()),
+                kinds: vec!["racko_called".into()],
                 ..Default::default()
             },
         ),
@@ -116,7 +116,7 @@ fn audit_queries_use_their_indexes() {
             "by player, kind and time",
             AuditEventQuery {
                 actor: Some(player),
-                kind: Some("drew".into()),
+                kinds: vec!["drew".into()],
                 from: Some(at(100)),
                 to: Some(at(900)),
                 ..Default::default()

@@ -6,7 +6,7 @@ use racko_rules::Card;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use super::{account, act, deck, get, last_seq, stacked_game, Who};
+use super::{account, act, admin, deck, get, last_seq, stacked_game, Who};
 use crate::common::app::{assert_problem, TestApp};
 use crate::common::json::{assert_withheld, field};
 
@@ -189,6 +189,24 @@ both_stores! {
             compare(&app, &viewers, &id, &mut seen).await;
         }
         sweep_hidden(&app, &viewers, &id).await;
+        // An admin's filters and cursors work on what he may see (R8): while round 2 is open
+        // the void swap is a card swap to him, and no page or cursor tells otherwise.
+        let root = admin(&app, "root").await;
+        let kind_page = |kind: &str, limit: u32| {
+            format!("/v1/admin/events?game={id}&kind={kind}&limit={limit}")
+        };
+        for limit in [1, 100] {
+            let voids = get(&app, &root, &kind_page("card_swap_void", limit)).await;
+            assert_eq!(field(&voids, "events"), &json!([]), "limit {limit}");
+            assert_withheld(&voids, "next_cursor", "no cursor past a hidden event");
+        }
+        let swaps = get(&app, &root, &kind_page("cards_swapped", 100)).await;
+        assert_eq!(swaps["events"].as_array().map(Vec::len), Some(2), "{swaps}");
+        let first = get(&app, &root, &kind_page("cards_swapped", 1)).await;
+        let cursor = field(&first, "next_cursor").as_str().expect("a second swap follows");
+        let second = get(&app, &root, &format!("{}&cursor={cursor}", kind_page("cards_swapped", 1))).await;
+        assert_eq!(second["events"][0]["kind"], "cards_swapped");
+        assert_withheld(&second, "next_cursor", "the last card swap");
         for (seat, who) in [(Some(0), &ann), (Some(1), &bob), (None, &carl)] {
             let doc = get(&app, who, &format!("/v1/games/{id}/export")).await;
             assert_export_hides(&doc, seat);
@@ -209,6 +227,11 @@ both_stores! {
         assert_eq!(end["view"]["table"]["winners"], json!([0]));
         compare(&app, &viewers, &id, &mut seen).await;
         after_the_game(&app, &viewers, &id, &seen).await;
+        // A finished game is public (R8.2): now the admin finds the void swap as it was.
+        let voids = get(&app, &root, &kind_page("card_swap_void", 100)).await;
+        assert_eq!(voids["events"].as_array().map(Vec::len), Some(1), "{voids}");
+        let swaps = get(&app, &root, &kind_page("cards_swapped", 100)).await;
+        assert_eq!(swaps["events"].as_array().map(Vec::len), Some(1), "{swaps}");
     }
 }
 
