@@ -80,6 +80,11 @@ impl Application {
             config.workers,
         );
         let throttle = Throttle::new(config.auth_burst, config.auth_per_minute);
+        actix_web::rt::spawn(crate::housekeeping::run(
+            store.clone(),
+            config.idempotency_ttl,
+            config.housekeeping_every,
+        ));
         let state = web::Data::new(AppState {
             throttle,
             store,

@@ -66,6 +66,8 @@ impl TokenKeys {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_required_spec_claims(&["exp", "iat", "sub", "iss"]);
         validation.set_issuer(&[ISSUER]);
+        // A token not valid yet is refused too (RFC 7519 §4.1.5), not only an expired one.
+        validation.validate_nbf = true;
         validation.leeway = 5;
         Ok(TokenKeys {
             encoding: EncodingKey::from_secret(bytes)?,
@@ -150,7 +152,7 @@ impl FromRequest for CurrentUser {
             let account = accounts::existing(&state.store, claimed.id).await?;
             if account.token_generation != claimed.token_generation {
                 return Err(ServiceError::unauthorized(
-                    "the token was revoked (signed out everywhere); sign in again",
+                    "the token was revoked (signed out everywhere, or the guest registered); sign in again",
                 ));
             }
             tracing::Span::current().record("account", tracing::field::display(account.id));

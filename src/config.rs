@@ -126,7 +126,14 @@ pub struct ConfigArgs {
         hide_env_values = true
     )]
     pub metrics_token: Option<Secret>,
+    /// How long the answer to a request with an Idempotency-Key is kept: a retry within it gets
+    /// the first answer, a retry after it is a new request.
+    #[arg(global = true, long, env = "RACKO_IDEMPOTENCY_TTL_SECS", default_value_t = DEFAULT_IDEMPOTENCY_TTL_SECS)]
+    pub idempotency_ttl_secs: u64,
 }
+
+/// A day: longer than any client's retry loop, short enough that the keys do not pile up.
+pub const DEFAULT_IDEMPOTENCY_TTL_SECS: u64 = 24 * 3600;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
@@ -134,12 +141,25 @@ pub enum ConfigError {
     MissingSecret,
     #[error("RACKO_JWT_SECRET must be at least {MIN_SECRET_BYTES} bytes")]
     ShortSecret,
+    #[error(
+        "RACKO_JWT_SECRET is too uniform to be secret (e.g. blanks or one repeated character); \
+         use random bytes, e.g. `openssl rand -hex 32`"
+    )]
+    WeakSecret,
     #[error("RACKO_TEST_MODE cannot be used in production")]
     TestModeInProduction,
     #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
     LongTtl,
     #[error("{0} must be greater than zero")]
     Zero(&'static str),
+}
+
+/// A secret of at least [`MIN_SECRET_BYTES`] bytes that uses at least 16 different byte
+/// values: a guessable filler (40 blanks, "aaaa…", "0123012301…") is refused, while any random
+/// hex, base64 or passphrase of that length passes.
+fn varied(secret: &str) -> bool {
+    let distinct: std::collections::HashSet<u8> = secret.bytes().collect();
+    distinct.len() >= 16 && !secret.trim().is_empty()
 }
 
 /// The validated configuration.
@@ -164,6 +184,9 @@ pub struct Config {
     pub auth_per_minute: u32,
     pub behind_proxy: bool,
     pub metrics_token: Option<Secret>,
+    pub idempotency_ttl: Duration,
+    /// How often each process sweeps expired records (not an option: tests shorten it).
+    pub housekeeping_every: Duration,
 }
 
 impl Config {
@@ -185,6 +208,8 @@ impl Config {
             auth_per_minute: DEFAULT_AUTH_PER_MINUTE,
             behind_proxy: false,
             metrics_token: None,
+            idempotency_ttl: Duration::from_secs(DEFAULT_IDEMPOTENCY_TTL_SECS),
+            housekeeping_every: Duration::from_secs(60),
         }
     }
 
@@ -204,6 +229,7 @@ impl Config {
             auth_per_minute: args.auth_per_minute,
             behind_proxy: args.behind_proxy,
             metrics_token: args.metrics_token.filter(|t| !t.expose().is_empty()),
+            idempotency_ttl: Duration::from_secs(args.idempotency_ttl_secs),
             ..Config::defaults()
         }
         .validate()
@@ -215,10 +241,14 @@ impl Config {
         match &self.jwt_secret {
             None if production => return Err(ConfigError::MissingSecret),
             Some(s) if s.expose().len() < MIN_SECRET_BYTES => return Err(ConfigError::ShortSecret),
+            Some(s) if !varied(s.expose()) => return Err(ConfigError::WeakSecret),
             _ => {}
         }
         if production && self.test_mode {
             return Err(ConfigError::TestModeInProduction);
+        }
+        if self.idempotency_ttl.is_zero() {
+            return Err(ConfigError::Zero("RACKO_IDEMPOTENCY_TTL_SECS"));
         }
         if self.token_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_TOKEN_TTL_SECS"));
@@ -291,6 +321,29 @@ mod tests {
             ..Config::defaults()
         };
         assert_eq!(c.validate().unwrap_err(), ConfigError::ShortSecret);
+    }
+
+    #[test]
+    fn uniform_secrets_are_refused() {
+        for weak in [" ".repeat(40), "a".repeat(64), "0123".repeat(10)] {
+            let c = Config {
+                jwt_secret: Some(Secret::new(weak.clone())),
+                ..Config::defaults()
+            };
+            assert_eq!(
+                c.validate().unwrap_err(),
+                ConfigError::WeakSecret,
+                "{weak:?}"
+            );
+        }
+        // Random hex of 32 bytes passes.
+        let c = Config {
+            jwt_secret: Some(Secret::new(
+                "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            )),
+            ..Config::defaults()
+        };
+        assert!(c.validate().is_ok());
     }
 
     #[test]
@@ -367,6 +420,7 @@ mod tests {
             auth_per_minute: DEFAULT_AUTH_PER_MINUTE,
             behind_proxy: false,
             metrics_token: None,
+            idempotency_ttl_secs: DEFAULT_IDEMPOTENCY_TTL_SECS,
         }
     }
 

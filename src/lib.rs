@@ -10,6 +10,7 @@ pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod error;
+pub mod housekeeping;
 pub mod http;
 pub mod metrics;
 pub mod service;

@@ -64,6 +64,9 @@ impl Store {
                 accounts::username_lower.eq(username.to_lowercase()),
                 accounts::password_hash.eq(password_hash),
                 accounts::guest.eq(false),
+                // The guest's tokens were bearer-only credentials: whoever held one would keep
+                // the registered account. They stop working; the upgrade answers a new token.
+                accounts::token_generation.eq(accounts::token_generation + 1),
             ))
             .execute(conn)?;
             if changed == 0 {

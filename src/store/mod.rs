@@ -209,6 +209,15 @@ impl Store {
         games::idempotency_record(&mut *self.conn()?, account, key)
     }
 
+    /// Deletes at most `batch` idempotency records stored before `before`; returns how many.
+    pub fn delete_idempotency_records(
+        &self,
+        before: chrono::DateTime<chrono::Utc>,
+        batch: i64,
+    ) -> Result<usize, StoreError> {
+        self.write(|conn| games::delete_idempotency_before(conn, before.naive_utc(), batch))
+    }
+
     fn conn(&self) -> Result<PooledConnection<Manager>, StoreError> {
         Ok(self.pool.get()?)
     }

@@ -199,18 +199,21 @@ async fn guest_upgrades_to_a_registered_account(app: TestApp) {
         .await;
     json_body(res, StatusCode::OK).await;
 
-    // Once registered, no second upgrade (with the old token or the new one).
+    // The guest's token stops working: whoever held it does not keep the registered account.
+    let res = app.get("/v1/accounts/me", Some(&token)).await;
+    assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    // Once registered, no second upgrade.
     let new_token = body["token"].as_str().expect("token");
-    for t in [token.as_str(), new_token] {
-        let res = app
-            .post_json(
-                "/v1/accounts/me/upgrade",
-                Some(t),
-                &creds("carol", TEST_PASSWORD),
-            )
-            .await;
-        assert_problem(res, StatusCode::CONFLICT, "not_a_guest").await;
-    }
+    let res = app.get("/v1/accounts/me", Some(new_token)).await;
+    assert_eq!(json_body(res, StatusCode::OK).await["username"], "bob");
+    let res = app
+        .post_json(
+            "/v1/accounts/me/upgrade",
+            Some(new_token),
+            &creds("carol", TEST_PASSWORD),
+        )
+        .await;
+    assert_problem(res, StatusCode::CONFLICT, "not_a_guest").await;
 }
 
 async fn upgrade_to_a_taken_name_is_a_conflict(app: TestApp) {
@@ -314,6 +317,10 @@ async fn bad_tokens_are_refused(app: TestApp) {
     )
     .expect("sign");
     me_status(&app, &hs512).await;
+    // Not valid before an hour from now (RFC 7519 nbf).
+    let mut not_yet = claims(&id, in_an_hour);
+    not_yet["nbf"] = json!(in_an_hour.timestamp());
+    me_status(&app, &sign(&not_yet, TEST_JWT_SECRET)).await;
     // Without an expiry.
     let mut no_exp = claims(&id, in_an_hour);
     no_exp.as_object_mut().expect("object").remove("exp");

@@ -5,7 +5,7 @@ use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::app::{assert_problem, json_body, TestApp};
+use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp};
 use crate::tables::{create, players, post_with, small_game, view};
 
 both_stores!(
@@ -13,7 +13,44 @@ both_stores!(
     a_key_names_one_request,
     retried_creates_and_joins_act_once,
     racing_retries_act_once,
+    a_retry_after_the_answer_expired_is_a_new_request,
 );
+
+/// Answers are kept for `RACKO_IDEMPOTENCY_TTL_SECS`; the server sweeps them itself, and a
+/// retry after that is a new request.
+async fn a_retry_after_the_answer_expired_is_a_new_request(app: TestApp) {
+    let app = spawn_app_with(app.backend, |config| {
+        config.idempotency_ttl = std::time::Duration::from_secs(1);
+        config.housekeeping_every = std::time::Duration::from_millis(100);
+    })
+    .await;
+    let table = players(&app, &["ann"]).await;
+    let ann = &table[0];
+    let body = json!({ "options": { "players": 2 } });
+    let key = [("idempotency-key", "create-expiring")];
+    let create = || async {
+        let res = post_with(&app, "/v1/games", ann.token(), &key, &body).await;
+        json_body(res, StatusCode::CREATED).await["id"].clone()
+    };
+    let first = create().await;
+    assert_eq!(create().await, first, "a retry within the time to live");
+    // The sweep runs every 100 ms and the answer lives 1 s: within a few seconds a retry
+    // is a new request (a new game), not the stored answer.
+    let mut renewed = false;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        if create().await != first {
+            renewed = true;
+            break;
+        }
+    }
+    assert!(
+        renewed,
+        "after its answer expired, a retry creates a new game"
+    );
+    let mine = json_body(app.get("/v1/me/games", ann.token()).await, StatusCode::OK).await;
+    assert_eq!(mine["games"].as_array().map(Vec::len), Some(2));
+}
 
 async fn count_events(app: &TestApp, token: Option<&str>, game: &str, kind: &str) -> usize {
     let res = app

@@ -550,9 +550,15 @@ async fn a_registered_guest_sits_under_his_new_name(app: TestApp) {
     let res = app
         .post_json("/v1/accounts/me/upgrade", Some(&old_token), &upgrade)
         .await;
-    json_body(res, StatusCode::OK).await;
+    let upgraded = json_body(res, StatusCode::OK).await;
+    // The guest's token is revoked by the upgrade; the new one seats him under his name.
     let res = app
         .post_json("/v1/games", Some(&old_token), &three_players())
+        .await;
+    assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let new_token = upgraded["token"].as_str().expect("a new token");
+    let res = app
+        .post_json("/v1/games", Some(new_token), &three_players())
         .await;
     let game = json_body(res, StatusCode::CREATED).await;
     assert_eq!(game["players"][0]["username"], "gina");

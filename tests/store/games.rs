@@ -158,6 +158,12 @@ store_tests! {
         assert!(store.game(third.id).unwrap().is_none(), "the game of a taken key is not kept");
         assert!(store.idempotency_record(a.id, "k3").unwrap().is_none());
         assert!(store.idempotency_record(Uuid::new_v4(), "k1").unwrap().is_none());
+        // Expiry: records stored before a time go, in batches of at most the size asked.
+        let later = chrono::Utc::now() + chrono::Duration::seconds(60);
+        assert_eq!(store.delete_idempotency_records(later, 1).unwrap(), 1);
+        assert_eq!(store.delete_idempotency_records(later, 10).unwrap(), 1);
+        assert_eq!(store.delete_idempotency_records(later, 10).unwrap(), 0);
+        assert!(store.idempotency_record(a.id, "k1").unwrap().is_none());
     }
 
 }

@@ -1,0 +1,45 @@
+//! Work the server does on its own, on a timer, in every process: today, deleting
+//! Idempotency-Key answers older than their time to live (`RACKO_IDEMPOTENCY_TTL_SECS`), in
+//! bounded batches so that one sweep never holds the database for long. Several processes
+//! sweeping at once only share the work.
+
+use std::time::Duration;
+
+use chrono::Utc;
+
+use crate::store::Store;
+
+/// Rows deleted per statement.
+const BATCH: i64 = 1000;
+
+/// Runs forever (until the runtime stops): a sweep every `every`.
+pub async fn run(store: Store, ttl: Duration, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let store = store.clone();
+        match tokio::task::spawn_blocking(move || expire_idempotency(&store, ttl)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => tracing::info!(deleted = n, "expired idempotency records"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "idempotency sweep failed"),
+            Err(e) => tracing::warn!(error = %e, "idempotency sweep panicked"),
+        }
+    }
+}
+
+/// Deletes the answers stored more than `ttl` ago; returns how many.
+pub fn expire_idempotency(store: &Store, ttl: Duration) -> Result<usize, crate::store::StoreError> {
+    let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+    let before = Utc::now()
+        .checked_sub_signed(ttl)
+        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
+    let mut total = 0;
+    loop {
+        let deleted = store.delete_idempotency_records(before, BATCH)?;
+        total += deleted;
+        if deleted < BATCH as usize {
+            return Ok(total);
+        }
+    }
+}
