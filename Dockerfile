@@ -1,6 +1,6 @@
-# Build stage: compile the release binary (bundled SQLite, system libpq).
+# Build stage: compile the release binary. SQLite, libpq and OpenSSL are compiled from source
+# into it (Cargo.toml), with the image's cc, perl and make: no -dev package to install.
 FROM rust:1.95-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libpq-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY rules rules
@@ -13,15 +13,19 @@ COPY examples examples
 COPY sample sample
 RUN cargo build --release --locked --bin racko
 
-# Run stage: a small image with the binary and libpq only.
+# Run stage: a small image with the binary (it links only libc), CA certificates for TLS to
+# PostgreSQL, and curl for the health check.
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libpq5 ca-certificates curl \
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --home-dir /var/lib/racko racko
 COPY --from=build /src/target/release/racko /usr/local/bin/racko
 USER racko
 WORKDIR /var/lib/racko
 ENV RACKO_BIND=0.0.0.0:8080
+# The OpenSSL built into the binary looks for CA certificates under /usr/local/ssl; point it at
+# Debian's bundle so that `sslrootcert=system` in DATABASE_URL verifies the server.
+ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1
 ENTRYPOINT ["racko"]
