@@ -6,6 +6,7 @@ mod common;
 
 mod audit;
 mod auth;
+mod conditional;
 mod errors;
 mod hidden;
 mod idempotency;
