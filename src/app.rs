@@ -92,6 +92,9 @@ impl Application {
                 .app_data(state.clone())
                 .configure(|cfg| http::extract::configure(cfg, max_body))
                 .configure(http::configure)
+                // The last `wrap` is the outermost. CORS answers preflights before routing
+                // (inside `observe`, so they are logged and counted).
+                .wrap(from_fn(http::cors::cors))
                 .wrap(from_fn(http::observe::observe))
         })
         .listen(listener)?

@@ -7,6 +7,7 @@ mod common;
 mod audit;
 mod auth;
 mod conditional;
+mod cors;
 mod errors;
 mod hidden;
 mod idempotency;
