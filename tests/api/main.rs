@@ -6,6 +6,7 @@ mod common;
 
 mod audit;
 mod auth;
+mod compression;
 mod conditional;
 mod cors;
 mod errors;
