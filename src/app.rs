@@ -6,7 +6,7 @@ use std::{net::TcpListener, sync::Arc};
 
 use actix_web::{
     dev::{Server, ServerHandle},
-    middleware::from_fn,
+    middleware::{from_fn, Compress},
     web, App, HttpServer,
 };
 use anyhow::Context;
@@ -97,7 +97,12 @@ impl Application {
                 .app_data(state.clone())
                 .configure(|cfg| http::extract::configure(cfg, max_body))
                 .configure(http::configure)
+                // The last `wrap` is the outermost. CORS answers preflights before routing
+                // (inside `observe`, so they are logged and counted); compression comes last,
+                // on the final answer (problems included), after `observe` has rewritten it.
+                .wrap(from_fn(http::cors::cors))
                 .wrap(from_fn(http::observe::observe))
+                .wrap(Compress::default())
         })
         .listen(listener)?
         // Actix stops on SIGTERM/SIGINT and lets requests in flight finish for this long.

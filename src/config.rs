@@ -130,6 +130,10 @@ pub struct ConfigArgs {
     /// the first answer, a retry after it is a new request.
     #[arg(global = true, long, env = "RACKO_IDEMPOTENCY_TTL_SECS", default_value_t = DEFAULT_IDEMPOTENCY_TTL_SECS)]
     pub idempotency_ttl_secs: u64,
+    /// Web origins allowed to call the API from a browser (CORS), comma-separated exact
+    /// origins such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.
+    #[arg(global = true, long, env = "RACKO_CORS_ORIGINS")]
+    pub cors_origins: Option<String>,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -152,6 +156,8 @@ pub enum ConfigError {
     LongTtl,
     #[error("{0} must be greater than zero")]
     Zero(&'static str),
+    #[error("RACKO_CORS_ORIGINS: {0:?} is not an origin ({1}); write scheme://host[:port] with no path, e.g. https://app.example.com")]
+    CorsOrigin(String, &'static str),
 }
 
 /// A secret of at least [`MIN_SECRET_BYTES`] bytes that uses at least 16 different byte
@@ -187,6 +193,8 @@ pub struct Config {
     pub idempotency_ttl: Duration,
     /// How often each process sweeps expired records (not an option: tests shorten it).
     pub housekeeping_every: Duration,
+    /// Exact origins allowed to call from a browser (CORS), lowercase; empty: CORS is off.
+    pub cors_origins: Vec<String>,
 }
 
 impl Config {
@@ -210,6 +218,7 @@ impl Config {
             metrics_token: None,
             idempotency_ttl: Duration::from_secs(DEFAULT_IDEMPOTENCY_TTL_SECS),
             housekeeping_every: Duration::from_secs(60),
+            cors_origins: Vec::new(),
         }
     }
 
@@ -230,6 +239,14 @@ impl Config {
             behind_proxy: args.behind_proxy,
             metrics_token: args.metrics_token.filter(|t| !t.expose().is_empty()),
             idempotency_ttl: Duration::from_secs(args.idempotency_ttl_secs),
+            cors_origins: args
+                .cors_origins
+                .iter()
+                .flat_map(|list| list.split(','))
+                .map(str::trim)
+                .filter(|o| !o.is_empty())
+                .map(str::to_string)
+                .collect(),
             ..Config::defaults()
         }
         .validate()
@@ -268,7 +285,15 @@ impl Config {
         if self.token_ttl > Duration::from_secs(MAX_TOKEN_TTL_SECS) {
             return Err(ConfigError::LongTtl);
         }
-        Ok(self)
+        let cors_origins = self
+            .cors_origins
+            .iter()
+            .map(|o| origin(o).map_err(|why| ConfigError::CorsOrigin(o.clone(), why)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Config {
+            cors_origins,
+            ..self
+        })
     }
 
     /// The URL handed to `Store::open`: `DATABASE_URL`, or the embedded SQLite file's path.
@@ -277,6 +302,50 @@ impl Config {
             .clone()
             .unwrap_or_else(|| DEFAULT_SQLITE_PATH.to_string())
     }
+}
+
+/// An origin as a browser sends it in `Origin`: `http` or `https`, `://`, a host (a name, an
+/// IPv4 address or a bracketed IPv6 one) and an optional port; nothing else. Lowercased.
+fn origin(value: &str) -> Result<String, &'static str> {
+    let lower = value.trim().to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))
+        .ok_or("the scheme must be http:// or https://")?;
+    if rest.contains(['/', '?', '#']) {
+        return Err("an origin has no path, query or trailing slash");
+    }
+    if rest.contains('@') {
+        return Err("an origin has no user name");
+    }
+    let (host, port) = match rest.strip_prefix('[') {
+        Some(v6) => {
+            let (addr, after) = v6.split_once(']').ok_or("unclosed [ in the host")?;
+            if addr.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err("not an IPv6 address in [ ]");
+            }
+            let port = match after {
+                "" => None,
+                p => Some(p.strip_prefix(':').ok_or("junk after the host")?),
+            };
+            ("ipv6", port)
+        }
+        None => match rest.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (rest, None),
+        },
+    };
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
+    if host.is_empty() || !host.chars().all(name_char) || host.starts_with(['.', '-']) {
+        return Err("the host must be a name or an address");
+    }
+    if let Some(port) = port {
+        match port.parse::<u16>() {
+            Ok(p) if p > 0 && !port.starts_with('0') => {}
+            _ => return Err("the port must be a number from 1 to 65535"),
+        }
+    }
+    Ok(lower)
 }
 
 #[cfg(test)]
@@ -421,6 +490,47 @@ mod tests {
             behind_proxy: false,
             metrics_token: None,
             idempotency_ttl_secs: DEFAULT_IDEMPOTENCY_TTL_SECS,
+            cors_origins: None,
+        }
+    }
+
+    #[test]
+    fn cors_origins_are_read_as_a_comma_separated_list() {
+        let c = parse(&[
+            "--cors-origins",
+            " https://App.example.com , http://localhost:5173,",
+        ])
+        .expect("valid");
+        assert_eq!(
+            c.cors_origins,
+            ["https://app.example.com", "http://localhost:5173"]
+        );
+        assert!(parse(&[]).expect("valid").cors_origins.is_empty());
+        let v6 = parse(&["--cors-origins", "http://[::1]:8000"]).expect("valid");
+        assert_eq!(v6.cors_origins, ["http://[::1]:8000"]);
+    }
+
+    #[test]
+    fn malformed_cors_origins_are_refused_with_the_culprit() {
+        for bad in [
+            "*",
+            "app.example.com",
+            "https://app.example.com/",
+            "https://app.example.com/path",
+            "ftp://app.example.com",
+            "https://",
+            "https://app.example.com:0",
+            "https://app.example.com:99999",
+            "https://user@app.example.com",
+            "https://app example.com",
+            "null",
+        ] {
+            let err = parse(&["--cors-origins", bad]).unwrap_err();
+            assert!(
+                matches!(&err, ConfigError::CorsOrigin(o, _) if o == bad),
+                "{bad}: {err:?}"
+            );
+            assert!(err.to_string().contains("RACKO_CORS_ORIGINS"), "{err}");
         }
     }
 

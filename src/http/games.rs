@@ -6,7 +6,10 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::extract::Json;
-use super::helpers::{caller, idempotency_key, reply, version_of, with_etag, IdempotencyKeyHeader};
+use super::helpers::{
+    caller, conditional, idempotency_key, reply, version_of, version_tag, IdempotencyKeyHeader,
+    IfNoneMatchHeader,
+};
 use crate::{
     app::AppState,
     auth::CurrentUser,
@@ -29,11 +32,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// The caller's view of a game, with its legal actions. `ETag` is the game's version.
+///
+/// Send the `ETag` back as `If-None-Match` to get 304 (no body) while the game is unchanged.
 #[utoipa::path(get, path = "/v1/games/{id}", tag = "play",
-    params(("id" = Uuid, Path, description = "The game")),
+    params(("id" = Uuid, Path, description = "The game"), IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The game as the caller may see it (R8)", body = GameView,
+            headers(("ETag" = String, description = "The version, quoted: \"7\""))),
+        (status = 304, description = "Not modified: `If-None-Match` names the current version. No body.",
             headers(("ETag" = String, description = "The version, quoted: \"7\""))),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
@@ -42,12 +49,13 @@ pub async fn get_game(
     state: web::Data<AppState>,
     user: CurrentUser,
     id: web::Path<Uuid>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, id) = (caller(&user), id.into_inner());
     let view = state
         .db(move |store| service::play::view(store, &caller, id))
         .await?;
-    Ok(with_etag(HttpResponse::Ok(), view.version).json(view))
+    conditional(&req, Some(version_tag(view.version)), &view)
 }
 
 /// Play one action. The version comes from the body or from `If-Match`; an `Idempotency-Key`
@@ -114,10 +122,13 @@ pub struct EventsQuery {
 /// The game's log after `after`, projected for the caller: players see their own cards,
 /// everyone else the public facts; an ended round and a finished game are public (R8.2).
 #[utoipa::path(get, path = "/v1/games/{id}/events", tag = "play",
-    params(("id" = Uuid, Path, description = "The game"), EventsQuery),
+    params(("id" = Uuid, Path, description = "The game"), EventsQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "A page of events", body = EventPage),
+        (status = 200, description = "A page of events", body = EventPage,
+            headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
+        (status = 304, description = "Not modified: `If-None-Match` names this page's `ETag`. No body.",
+            headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
         (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
@@ -127,10 +138,11 @@ pub async fn list_events(
     user: CurrentUser,
     id: web::Path<Uuid>,
     query: web::Query<EventsQuery>,
-) -> Result<web::Json<EventPage>, ServiceError> {
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
-    let page = state
+    let page: EventPage = state
         .db(move |store| service::log_page::page(store, &caller, id, query.after, query.limit))
         .await?;
-    Ok(web::Json(page))
+    conditional(&req, None, &page)
 }

@@ -2,10 +2,14 @@
 //! decided on, and replies with an `ETag` (fresh or replayed).
 
 use actix_web::{
-    http::{header, StatusCode},
+    http::{
+        header::{self, ContentType},
+        StatusCode,
+    },
     HttpRequest, HttpResponse,
 };
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use utoipa::openapi::{schema::Type, ObjectBuilder, RefOr, Schema};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
@@ -32,6 +36,17 @@ pub struct IdempotencyKeyHeader {
         pattern = r"^[!-~]{1,200}$"
     )]
     pub idempotency_key: Option<String>,
+}
+
+/// The `If-None-Match` header of the GETs that answer with an `ETag`, declared once for the
+/// API document; handlers answer it with [`conditional`].
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IfNoneMatchHeader {
+    /// The `ETag`s of copies the client holds (`"7"`, `W/"7"`, a comma-separated list, or
+    /// `*`): when one is current the answer is 304 Not Modified with no body.
+    #[param(rename = "If-None-Match", nullable = false)]
+    pub if_none_match: Option<String>,
 }
 
 /// A page cursor of the game lists: `next_cursor` of the previous page.
@@ -135,11 +150,72 @@ fn parse_etag(value: &str) -> Option<i64> {
     value.parse().ok()
 }
 
+/// The game's version as its entity tag: `"7"`.
+pub fn version_tag(version: i64) -> String {
+    format!("\"{version}\"")
+}
+
+/// A strong entity tag for a JSON body: the first 128 bits of its SHA-256, hex, quoted.
+pub fn body_tag(body: &[u8]) -> String {
+    let digest = Sha256::digest(body);
+    format!("\"{}\"", hex::encode(&digest[..16]))
+}
+
+/// Whether `If-None-Match` names `etag` (or is `*`): then the client's copy is current. Tags are
+/// compared weakly (RFC 9110 §13.1.2): `W/"7"` matches `"7"`. Several headers and
+/// comma-separated lists count; an unreadable header matches nothing.
+pub fn none_match(req: &HttpRequest, etag: &str) -> bool {
+    let ours = opaque(etag);
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || (!tag.is_empty() && opaque(tag) == ours))
+}
+
+/// The tag without `W/` and its quotes.
+fn opaque(tag: &str) -> &str {
+    let tag = tag.strip_prefix("W/").unwrap_or(tag);
+    tag.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(tag)
+}
+
+/// A GET's answer that a client can revalidate: 200 with the JSON `body` and its `ETag`
+/// (`etag`, or a hash of the body when None), or 304 with no body when `If-None-Match`
+/// already names it. The body is per caller (R8), so shared caches must key it by the
+/// token (`Vary: Authorization`) and never keep it (`private`); `no-cache` makes clients ask
+/// again, with the tag, every time.
+pub fn conditional<T: Serialize>(
+    req: &HttpRequest,
+    etag: Option<String>,
+    body: &T,
+) -> Result<HttpResponse, ServiceError> {
+    let json = serde_json::to_vec(body).map_err(ServiceError::internal)?;
+    let etag = etag.unwrap_or_else(|| body_tag(&json));
+    let current = none_match(req, &etag);
+    let mut builder = if current {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    builder
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::VARY, "Authorization"))
+        .insert_header((header::CACHE_CONTROL, "private, no-cache"));
+    Ok(if current {
+        builder.finish()
+    } else {
+        builder.content_type(ContentType::json()).body(json)
+    })
+}
+
 pub fn with_etag(
     mut builder: actix_web::HttpResponseBuilder,
     version: i64,
 ) -> actix_web::HttpResponseBuilder {
-    builder.insert_header((header::ETAG, format!("\"{version}\"")));
+    builder.insert_header((header::ETAG, version_tag(version)));
     builder
 }
 
@@ -171,7 +247,30 @@ pub fn reply<T: Serialize>(
 
 #[cfg(test)]
 mod tests {
-    use super::parse_etag;
+    use super::{none_match, parse_etag};
+    use actix_web::test::TestRequest;
+
+    fn matches(headers: &[&str], etag: &str) -> bool {
+        let mut req = TestRequest::get();
+        for h in headers {
+            req = req.append_header(("If-None-Match", *h));
+        }
+        none_match(&req.to_http_request(), etag)
+    }
+
+    #[test]
+    fn if_none_match_takes_lists_stars_and_weak_tags() {
+        assert!(matches(&["\"7\""], "\"7\""));
+        assert!(matches(&["W/\"7\""], "\"7\""));
+        assert!(matches(&["\"1\", W/\"7\" ,\"9\""], "\"7\""));
+        assert!(matches(&["\"1\"", "\"7\""], "\"7\""));
+        assert!(matches(&["*"], "\"7\""));
+        assert!(!matches(&[], "\"7\""));
+        assert!(!matches(&["\"8\""], "\"7\""));
+        assert!(!matches(&["\"17\""], "\"7\""));
+        assert!(!matches(&["\"\""], "\"7\""));
+        assert!(!matches(&[""], "\"7\""));
+    }
 
     #[test]
     fn etags_parse_in_their_usual_forms() {

@@ -7,7 +7,10 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::extract::Json;
-use super::helpers::{caller, idempotency_key, reply, GameCursor, IdempotencyKeyHeader};
+use super::helpers::{
+    caller, conditional, idempotency_key, reply, GameCursor, IdempotencyKeyHeader,
+    IfNoneMatchHeader,
+};
 use crate::{
     app::AppState,
     auth::CurrentUser,
@@ -177,10 +180,13 @@ pub struct ListQuery {
 }
 
 /// Games by status, newest activity first: by default the open lobby.
-#[utoipa::path(get, path = "/v1/games", tag = "lobby", params(ListQuery),
+#[utoipa::path(get, path = "/v1/games", tag = "lobby", params(ListQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "A page of games", body = GamePage),
+        (status = 200, description = "A page of games", body = GamePage,
+            headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
+        (status = 304, description = "Not modified: `If-None-Match` names this page's `ETag`. No body.",
+            headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
         (status = 400, description = "`invalid_query`, `invalid_limit`, `invalid_cursor`"),
         (status = 401, description = "`unauthorized`"),
     ))]
@@ -188,14 +194,15 @@ pub async fn list_games(
     state: web::Data<AppState>,
     user: CurrentUser,
     query: web::Query<ListQuery>,
-) -> Result<web::Json<GamePage>, ServiceError> {
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
     let (caller, query) = (caller(&user), query.into_inner());
     let status = match query.status.unwrap_or_default() {
         ListStatus::Open => GameStatus::Open,
         ListStatus::Active => GameStatus::Active,
         ListStatus::Finished => GameStatus::Finished,
     };
-    let page = state
+    let page: GamePage = state
         .db(move |store| {
             service::lists::list(
                 store,
@@ -206,7 +213,7 @@ pub async fn list_games(
             )
         })
         .await?;
-    Ok(web::Json(page))
+    conditional(&req, None, &page)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -222,10 +229,13 @@ pub struct MyGamesQuery {
 }
 
 /// The caller's games: `my_turn` (waiting for the caller), `open`, `active`, `finished`, `all`.
-#[utoipa::path(get, path = "/v1/me/games", tag = "lobby", params(MyGamesQuery),
+#[utoipa::path(get, path = "/v1/me/games", tag = "lobby", params(MyGamesQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "A page of the caller's games", body = GamePage),
+        (status = 200, description = "A page of the caller's games", body = GamePage,
+            headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
+        (status = 304, description = "Not modified: `If-None-Match` names this page's `ETag`. No body.",
+            headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
         (status = 400, description = "`invalid_query`, `invalid_limit`, `invalid_cursor`"),
         (status = 401, description = "`unauthorized`"),
     ))]
@@ -233,10 +243,11 @@ pub async fn my_games(
     state: web::Data<AppState>,
     user: CurrentUser,
     query: web::Query<MyGamesQuery>,
-) -> Result<web::Json<GamePage>, ServiceError> {
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
     let (caller, query) = (caller(&user), query.into_inner());
     let filter = query.filter.unwrap_or(MyGames::All);
-    let page = state
+    let page: GamePage = state
         .db(move |store| {
             service::lists::list_mine(
                 store,
@@ -247,5 +258,5 @@ pub async fn my_games(
             )
         })
         .await?;
-    Ok(web::Json(page))
+    conditional(&req, None, &page)
 }

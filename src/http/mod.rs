@@ -6,6 +6,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod cors;
 pub mod extract;
 pub mod games;
 pub mod helpers;

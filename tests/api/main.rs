@@ -6,6 +6,9 @@ mod common;
 
 mod audit;
 mod auth;
+mod compression;
+mod conditional;
+mod cors;
 mod errors;
 mod hidden;
 mod idempotency;
