@@ -532,6 +532,34 @@ mod tests {
         }
     }
 
+    /// No union anywhere in the document still has inline tagged variants: a new tagged enum
+    /// belongs in [`TAGGED_UNIONS`], or generators number its variants again.
+    #[test]
+    fn no_unnamed_tagged_variants_are_left() {
+        fn walk(value: &serde_json::Value, at: &str) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(items) = map.get("oneOf").and_then(|v| v.as_array()) {
+                        for item in items {
+                            let tagged = item["properties"].as_object().is_some_and(|props| {
+                                props
+                                    .values()
+                                    .any(|p| p["enum"].as_array().is_some_and(|e| e.len() == 1))
+                            });
+                            assert!(!tagged, "{at}: an unnamed tagged variant {item}");
+                        }
+                    }
+                    for (key, v) in map {
+                        walk(v, &format!("{at}/{key}"));
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, at)),
+                _ => {}
+            }
+        }
+        walk(&serde_json::to_value(openapi()).expect("json"), "#");
+    }
+
     /// The awaiting phase names no action (the server deals the next round by itself).
     #[test]
     fn awaiting_round_names_no_action() {
