@@ -27,7 +27,8 @@ use crate::{
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Phase {
-    /// Before the first round and between rounds: the caller must `start_round`.
+    /// Before the first round and between rounds. No player acts here: the server deals the
+    /// next round by itself, and clients read the game again.
     AwaitingRound,
     /// R7.3 dealer's choice: the dealer picks the kind of deal.
     ChoosingDeal { dealer: Seat },

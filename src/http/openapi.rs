@@ -10,9 +10,10 @@ use std::sync::LazyLock;
 use actix_web::{web, HttpResponse};
 use utoipa::{
     openapi::{
-        schema::AdditionalProperties,
-        security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
-        Content, PathItem, Ref, RefOr, Response, Schema,
+        request_body::RequestBody,
+        schema::{AdditionalProperties, Discriminator},
+        security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme},
+        Components, Content, PathItem, Ref, RefOr, Required, Response, Schema, Server,
     },
     Modify, OpenApi,
 };
@@ -117,8 +118,29 @@ const CLOSED_ONE_OFS: &[&str] = &["Action"];
 /// only `minimum: 0`): a larger value is refused by the JSON parser (422 `invalid_body`).
 const INTEGER_MAXIMA: &[(&str, u64)] = &[("u8", u8::MAX as u64), ("Slot", u16::MAX as u64)];
 
+/// Tagged enums (serde `tag`) and the property that holds their tag. Each variant becomes a
+/// component of its own, named after its tag and the union (`draw` of `Action` is `DrawAction`),
+/// and the union gets a `discriminator`, so that generated clients have one named type per
+/// variant. A variant that is a reference to another union listed before it (the rules' `Event`
+/// inside `LogEvent`) is replaced by that union's variants, so the discriminator sees them all.
+/// The wire format does not change: only where the schemas are written does.
+const TAGGED_UNIONS: &[(&str, &str, &str)] = &[
+    // (union, tag property, suffix of the variants' names)
+    ("Action", "type", "Action"),
+    ("Card", "kind", "Card"),
+    ("Event", "type", "Event"),
+    ("LogEvent", "type", "Event"),
+    ("Phase", "type", "Phase"),
+    ("RoundEnd", "type", "RoundEnd"),
+    ("Viewer", "type", "Viewer"),
+];
+
+/// The operation whose bearer token is the server's metrics token, not a user's.
+const METRICS_PATH: &str = "/metrics";
+
 /// Adds the bearer scheme and the Problem body on every error answer of every operation,
-/// closes the variants of [`CLOSED_ONE_OFS`] and bounds the [`INTEGER_MAXIMA`].
+/// closes the variants of [`CLOSED_ONE_OFS`], bounds the [`INTEGER_MAXIMA`], names the variants
+/// of the [`TAGGED_UNIONS`], and smooths what generators warn about (see [`for_generators`]).
 struct Platform;
 
 impl Modify for Platform {
@@ -139,6 +161,11 @@ impl Modify for Platform {
                 }
             }
         }
+        name_variants(components);
+        components.add_security_scheme(
+            "metrics",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
         components.add_security_scheme(
             "bearer",
             SecurityScheme::Http(
@@ -165,6 +192,212 @@ impl Modify for Platform {
                     responses
                         .entry(range.to_string())
                         .or_insert_with(|| RefOr::T(problem_response(description)));
+                }
+            }
+        }
+        for_generators(api);
+    }
+}
+
+/// Gives every variant of the [`TAGGED_UNIONS`] its own component and each union its
+/// discriminator.
+fn name_variants(components: &mut Components) {
+    // union name -> its variants as (tag, component name), for unions nested in later ones
+    let mut done: Vec<(&str, Vec<(String, String)>)> = Vec::new();
+    for (union, property, suffix) in TAGGED_UNIONS {
+        let Some(RefOr::T(Schema::OneOf(mut one_of))) = components.schemas.remove(*union) else {
+            continue;
+        };
+        let mut variants = Vec::new();
+        let mut items = Vec::new();
+        for item in std::mem::take(&mut one_of.items) {
+            match item {
+                RefOr::T(Schema::Object(object)) => match single_tag(&object, property) {
+                    Some(tag) => {
+                        let name = format!("{}{suffix}", pascal_case(&tag));
+                        components
+                            .schemas
+                            .insert(name.clone(), RefOr::T(Schema::Object(object)));
+                        items.push(RefOr::Ref(Ref::from_schema_name(&name)));
+                        variants.push((tag, name));
+                    }
+                    None => items.push(RefOr::T(Schema::Object(object))),
+                },
+                RefOr::Ref(reference) => {
+                    let nested = done.iter().find(|(name, _)| {
+                        reference.ref_location == format!("#/components/schemas/{name}")
+                    });
+                    match nested {
+                        Some((_, nested)) => {
+                            for (tag, name) in nested {
+                                items.push(RefOr::Ref(Ref::from_schema_name(name)));
+                                variants.push((tag.clone(), name.clone()));
+                            }
+                        }
+                        None => items.push(RefOr::Ref(reference)),
+                    }
+                }
+                other => items.push(other),
+            }
+        }
+        if variants.len() == items.len() {
+            one_of.discriminator = Some(Discriminator::with_mapping(
+                *property,
+                variants
+                    .iter()
+                    .map(|(tag, name)| (tag.clone(), format!("#/components/schemas/{name}"))),
+            ));
+        }
+        one_of.items = items;
+        components
+            .schemas
+            .insert(union.to_string(), RefOr::T(Schema::OneOf(one_of)));
+        done.push((union, variants));
+    }
+    // A union now only spread into another one (the rules' `Event`) is dropped: nothing refers
+    // to it, and validators warn about unused components.
+    let text = serde_json::to_string(&*components).unwrap_or_default();
+    for (union, _, _) in TAGGED_UNIONS {
+        if !text.contains(&format!("\"#/components/schemas/{union}\"")) {
+            components.schemas.remove(*union);
+        }
+    }
+}
+
+/// The one value of `object.property` when it is a string enum of one value (a serde tag).
+fn single_tag(object: &utoipa::openapi::schema::Object, property: &str) -> Option<String> {
+    match object.properties.get(property)? {
+        RefOr::T(Schema::Object(tag)) => match tag.enum_values.as_deref()? {
+            [serde_json::Value::String(value)] => Some(value.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `cards_swapped` -> `CardsSwapped`.
+fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// What validators and generators otherwise warn about, said their way:
+/// - a server entry (the document's own origin);
+/// - every operation states its security: the user bearer when utoipa has it, the optional
+///   metrics token on `/metrics`, and none (`[]`) on the public ones;
+/// - an optional request body whose schema is `null` or an object is just the object (the body
+///   stays optional: `required` is unset);
+/// - a property that is a `oneOf` of one reference (utoipa's way of giving a default to a
+///   referenced schema) is the reference itself;
+/// - a property's `default` is said in its description (see [`with_default`]);
+/// - `Code` lists the codes as they are on the wire.
+fn for_generators(api: &mut utoipa::openapi::OpenApi) {
+    if api.servers.is_none() {
+        let mut server = Server::new("/");
+        server.description = Some("The server that serves this document".to_string());
+        api.servers = Some(vec![server]);
+    }
+    for (path, item) in api.paths.paths.iter_mut() {
+        for op in operations(item) {
+            if op.security.is_none() {
+                op.security = Some(if path == METRICS_PATH {
+                    vec![
+                        SecurityRequirement::default(),
+                        SecurityRequirement::new("metrics", Vec::<String>::new()),
+                    ]
+                } else {
+                    Vec::new()
+                });
+            }
+            if let Some(body) = op.request_body.as_mut() {
+                unwrap_nullable_body(body);
+            }
+        }
+    }
+    let Some(components) = api.components.as_mut() else {
+        return;
+    };
+    for schema in components.schemas.values_mut() {
+        if let RefOr::T(Schema::Object(object)) = schema {
+            for property in object.properties.values_mut() {
+                match property {
+                    RefOr::T(Schema::OneOf(one_of)) => {
+                        if let [RefOr::Ref(only)] = one_of.items.as_slice() {
+                            let mut only = only.clone();
+                            if only.description.is_empty() {
+                                only.description = one_of.description.clone().unwrap_or_default();
+                            }
+                            if let Some(default) = one_of.default.take() {
+                                only.description = with_default(&only.description, &default);
+                            }
+                            *property = RefOr::Ref(only);
+                        } else if let Some(default) = one_of.default.take() {
+                            let text = one_of.description.clone().unwrap_or_default();
+                            one_of.description = Some(with_default(&text, &default));
+                        }
+                    }
+                    RefOr::T(Schema::Object(field)) => {
+                        if let Some(default) = field.default.take() {
+                            let text = field.description.clone().unwrap_or_default();
+                            field.description = Some(with_default(&text, &default));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    // utoipa does not see the `serde(rename)` that the `codes!` macro writes: the wire names
+    if let Some(RefOr::T(Schema::Object(code))) = components.schemas.get_mut("Code") {
+        code.enum_values = Some(
+            Code::ALL
+                .iter()
+                .map(|c| serde_json::Value::from(c.as_str()))
+                .collect(),
+        );
+    }
+}
+
+/// `text` with the server's default said in words. A `default` keyword would make
+/// openapi-typescript (by default) type the field as always present, also in request bodies
+/// (`{options: {players: 2}}` would not type-check); the field stays optional.
+fn with_default(text: &str, default: &serde_json::Value) -> String {
+    let sentence = format!("Default: `{default}`.");
+    match text.trim_end() {
+        "" => sentence,
+        text if text.to_lowercase().contains("default") => text.to_string(),
+        text if text.ends_with('.') => format!("{text} {sentence}"),
+        text => format!("{text}. {sentence}"),
+    }
+}
+
+fn unwrap_nullable_body(body: &mut RequestBody) {
+    if matches!(body.required, Some(Required::True)) {
+        return;
+    }
+    for content in body.content.values_mut() {
+        if let Some(RefOr::T(Schema::OneOf(one_of))) = &content.schema {
+            let is_null = |item: &RefOr<Schema>| {
+                matches!(item, RefOr::T(Schema::Object(o))
+                    if o.schema_type == utoipa::openapi::schema::SchemaType::Type(
+                        utoipa::openapi::schema::Type::Null))
+            };
+            if let [a, b] = one_of.items.as_slice() {
+                let other = match (is_null(a), is_null(b)) {
+                    (true, false) => Some(b.clone()),
+                    (false, true) => Some(a.clone()),
+                    _ => None,
+                };
+                if let Some(other) = other {
+                    content.schema = Some(other);
                 }
             }
         }
@@ -235,13 +468,140 @@ mod tests {
     #[test]
     fn action_variants_refuse_unknown_fields() {
         let json = serde_json::to_value(openapi()).expect("json");
-        let variants = json["components"]["schemas"]["Action"]["oneOf"]
+        let schemas = &json["components"]["schemas"];
+        let variants = schemas["Action"]["oneOf"]
             .as_array()
             .expect("Action is a oneOf");
         assert!(!variants.is_empty());
         for variant in variants {
-            assert_eq!(variant["additionalProperties"], false, "{variant}");
+            let name = variant["$ref"].as_str().expect("a named variant");
+            let name = name.trim_start_matches("#/components/schemas/");
+            assert_eq!(schemas[name]["additionalProperties"], false, "{name}");
         }
+    }
+
+    /// Every tagged union is a `oneOf` of named variants with a discriminator that maps every
+    /// tag to the variant whose tag property has that one value.
+    #[test]
+    fn tagged_unions_have_named_variants_and_a_discriminator() {
+        let json = serde_json::to_value(openapi()).expect("json");
+        let schemas = &json["components"]["schemas"];
+        for (union, property, _) in TAGGED_UNIONS {
+            if schemas[union].is_null() {
+                continue; // spread into another union
+            }
+            let items = schemas[union]["oneOf"].as_array().expect("a oneOf");
+            let discriminator = &schemas[union]["discriminator"];
+            assert_eq!(discriminator["propertyName"], *property, "{union}");
+            let mapping = discriminator["mapping"].as_object().expect("a mapping");
+            assert_eq!(mapping.len(), items.len(), "{union}");
+            for (tag, target) in mapping {
+                let target = target.as_str().expect("a reference");
+                assert!(
+                    items.iter().any(|item| item["$ref"] == target),
+                    "{union}: {target} is not a variant"
+                );
+                let name = target.trim_start_matches("#/components/schemas/");
+                let variant = &schemas[name];
+                assert_eq!(
+                    variant["properties"][property]["enum"],
+                    serde_json::json!([tag])
+                );
+                assert!(
+                    variant["required"]
+                        .as_array()
+                        .is_some_and(|r| r.iter().any(|p| p == property)),
+                    "{name} requires its tag"
+                );
+            }
+        }
+        assert!(schemas["DrawAction"].is_object());
+        assert!(schemas["JokerCard"].is_object());
+        assert!(schemas["CardsSwappedEvent"].is_object());
+        assert!(schemas["GameCreatedEvent"].is_object());
+        // LogEvent: the lobby facts and every rules event, side by side
+        let log = &schemas["LogEvent"]["discriminator"]["mapping"];
+        for tag in [
+            "game_created",
+            "game_started",
+            "round_started",
+            "drew",
+            "game_ended",
+        ] {
+            assert!(log[tag].is_string(), "LogEvent lacks {tag}");
+        }
+    }
+
+    /// No union anywhere in the document still has inline tagged variants: a new tagged enum
+    /// belongs in [`TAGGED_UNIONS`], or generators number its variants again.
+    #[test]
+    fn no_unnamed_tagged_variants_are_left() {
+        fn walk(value: &serde_json::Value, at: &str) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(items) = map.get("oneOf").and_then(|v| v.as_array()) {
+                        for item in items {
+                            let tagged = item["properties"].as_object().is_some_and(|props| {
+                                props
+                                    .values()
+                                    .any(|p| p["enum"].as_array().is_some_and(|e| e.len() == 1))
+                            });
+                            assert!(!tagged, "{at}: an unnamed tagged variant {item}");
+                        }
+                    }
+                    for (key, v) in map {
+                        walk(v, &format!("{at}/{key}"));
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, at)),
+                _ => {}
+            }
+        }
+        walk(&serde_json::to_value(openapi()).expect("json"), "#");
+    }
+
+    /// The awaiting phase names no action (the server deals the next round by itself).
+    #[test]
+    fn awaiting_round_names_no_action() {
+        let json = serde_json::to_value(openapi()).expect("json");
+        let text = json["components"]["schemas"]["AwaitingRoundPhase"]["description"]
+            .as_str()
+            .expect("described")
+            .to_string();
+        assert!(!text.contains("start_round"), "{text}");
+    }
+
+    /// Generators want every operation's security stated and an optional body that is just
+    /// optional (not `null` or an object).
+    #[test]
+    fn public_operations_and_optional_bodies_are_explicit() {
+        let json = serde_json::to_value(openapi()).expect("json");
+        for (path, item) in json["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                assert!(op["security"].is_array(), "{method} {path}");
+            }
+        }
+        let guests = &json["paths"]["/v1/guests"]["post"];
+        assert_eq!(guests["security"], serde_json::json!([]));
+        let body = &guests["requestBody"];
+        assert!(body["required"].is_null() || body["required"] == false);
+        assert_eq!(
+            body["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/GuestRequest"
+        );
+        let options = &json["components"]["schemas"]["Options"];
+        assert!(options["required"].is_null(), "every option has a default");
+        for (name, field) in options["properties"].as_object().expect("properties") {
+            assert!(field.get("default").is_none(), "{name}");
+            let text = field["description"].as_str().unwrap_or_default();
+            assert!(text.to_lowercase().contains("default"), "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn pascal_case_of_tags() {
+        assert_eq!(pascal_case("cards_swapped"), "CardsSwapped");
+        assert_eq!(pascal_case("draw"), "Draw");
     }
 
     /// The codes a response description names (in backticks) are codes the server has, and
@@ -277,6 +637,14 @@ mod tests {
         );
         let listed = schemas["Code"]["enum"].as_array().expect("Code is an enum");
         assert_eq!(listed.len(), Code::ALL.len());
+        for (listed, code) in listed.iter().zip(Code::ALL) {
+            assert_eq!(listed, code.as_str(), "the wire name");
+            assert_eq!(
+                serde_json::to_value(code).expect("json"),
+                *listed,
+                "serde agrees"
+            );
+        }
     }
 
     /// Every `$ref` in the document names a schema it defines: generators refuse dangling ones.
