@@ -31,6 +31,14 @@ use uuid::Uuid;
 
 use conn::{lock, sqlite_write_lock, write_tx, AnyConnection, Manager, Target};
 
+/// libpq is built here with its own OpenSSL, which by default cleans up in an `atexit` handler:
+/// a pool thread still holding a TLS connection when the process exits then crashes it
+/// (SIGSEGV or abort after `main` returned). Initialising OpenSSL first, without that handler,
+/// avoids it. Call before the first connection; `Store::open` does. Idempotent.
+pub fn prepare_tls() {
+    openssl_sys::init();
+}
+
 /// The store. Cheap to clone (shares the pool).
 #[derive(Clone)]
 pub struct Store {
@@ -45,6 +53,7 @@ impl Store {
     /// `sqlite://PATH` or a plain file path selects SQLite (the file and its folder are created).
     /// Applies pending migrations. A connection failure reports the backend's real error.
     pub fn open(url: &str, pool_size: u32) -> Result<Store, StoreError> {
+        prepare_tls();
         let target = Target::parse(url)?;
         migrate::run(&target)?;
         let write_lock = match &target {
@@ -67,6 +76,7 @@ impl Store {
 
     /// Applies pending migrations only (the `migrate` subcommand); `open` also does this.
     pub fn migrate(url: &str) -> Result<(), StoreError> {
+        prepare_tls();
         migrate::run(&Target::parse(url)?)
     }
 

@@ -53,7 +53,7 @@ pub fn named(list: Option<&str>) -> Result<Vec<TestBackend>, String> {
 /// embedded and always can.
 pub fn reachable(backend: TestBackend, pg_url: &str) -> Result<(), String> {
     match backend {
-        TestBackend::Postgres => PgConnection::establish(pg_url).map(drop).map_err(|e| {
+        TestBackend::Postgres => pg_connect(pg_url).map(drop).map_err(|e| {
             format!(
                 "postgres is named in RACKO_TEST_BACKENDS (or by its default, \
                  {DEFAULT_BACKENDS:?}), but PostgreSQL at {pg_url} cannot be reached:\n{}\n\
@@ -139,7 +139,7 @@ impl Drop for TestDb {
         match self.backend {
             TestBackend::Postgres => {
                 let sql = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.place);
-                let dropped = PgConnection::establish(&admin_url())
+                let dropped = pg_connect(&admin_url())
                     .map_err(|e| e.to_string())
                     .and_then(|mut c| c.batch_execute(&sql).map_err(|e| e.to_string()));
                 if let Err(e) = dropped {
@@ -162,7 +162,7 @@ fn admin_url() -> String {
 
 fn admin() -> PgConnection {
     let url = admin_url();
-    PgConnection::establish(&url).unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
+    pg_connect(&url).unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
 }
 
 /// The admin URL pointed at database `name`.
@@ -291,4 +291,11 @@ fn sqlite_file() -> TestDb {
         backend: TestBackend::Sqlite,
         place: dir.display().to_string(),
     }
+}
+
+/// A PostgreSQL connection, with OpenSSL prepared as the store prepares it (no exit handler:
+/// see `racko::store::prepare_tls`).
+fn pg_connect(url: &str) -> diesel::ConnectionResult<PgConnection> {
+    racko::store::prepare_tls();
+    PgConnection::establish(url)
 }
