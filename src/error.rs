@@ -4,7 +4,8 @@
 
 use racko_rules::RulesError;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::openapi::{schema::Type, ObjectBuilder, RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::store::StoreError;
 
@@ -13,7 +14,7 @@ macro_rules! codes {
     ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
         /// Every machine-readable error code the API sends (`Problem.code`), snake_case on the
         /// wire. A code, once published, keeps its meaning.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub enum Code {
             $($(#[$doc])* #[serde(rename = $text)] $variant,)*
         }
@@ -27,6 +28,22 @@ macro_rules! codes {
                 }
             }
         }
+
+        // By hand, from the wire names: utoipa's derive does not see the renames above.
+        impl PartialSchema for Code {
+            fn schema() -> RefOr<Schema> {
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some(
+                        "Every machine-readable error code the API sends (`Problem.code`), \
+                         snake_case on the wire. A code, once published, keeps its meaning.",
+                    ))
+                    .enum_values(Some([$($text,)*]))
+                    .into()
+            }
+        }
+
+        impl ToSchema for Code {}
     };
 }
 

@@ -141,13 +141,7 @@ pub fn version_of(req: &HttpRequest, body: Option<i64>) -> Result<i64, ServiceEr
 
 /// `"7"`, `W/"7"` or a bare `7`.
 fn parse_etag(value: &str) -> Option<i64> {
-    let value = value.trim();
-    let value = value.strip_prefix("W/").unwrap_or(value);
-    let value = value
-        .strip_prefix('"')
-        .and_then(|v| v.strip_suffix('"'))
-        .unwrap_or(value);
-    value.parse().ok()
+    opaque(value.trim()).parse().ok()
 }
 
 /// The game's version as its entity tag: `"7"`.

@@ -297,8 +297,7 @@ fn pascal_case(snake: &str) -> String {
 ///   stays optional: `required` is unset);
 /// - a property that is a `oneOf` of one reference (utoipa's way of giving a default to a
 ///   referenced schema) is the reference itself;
-/// - a property's `default` is said in its description (see [`with_default`]);
-/// - `Code` lists the codes as they are on the wire.
+/// - a property's `default` is said in its description (see [`with_default`]).
 fn for_generators(api: &mut utoipa::openapi::OpenApi) {
     if api.servers.is_none() {
         let mut server = Server::new("/");
@@ -354,15 +353,6 @@ fn for_generators(api: &mut utoipa::openapi::OpenApi) {
                 }
             }
         }
-    }
-    // utoipa does not see the `serde(rename)` that the `codes!` macro writes: the wire names
-    if let Some(RefOr::T(Schema::Object(code))) = components.schemas.get_mut("Code") {
-        code.enum_values = Some(
-            Code::ALL
-                .iter()
-                .map(|c| serde_json::Value::from(c.as_str()))
-                .collect(),
-        );
     }
 }
 

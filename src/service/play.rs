@@ -95,7 +95,9 @@ fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decisio
     let round = game.state.round();
     let mut decision = Decision {
         state,
-        ..Decision::keep(game)
+        status: game.status,
+        seats: game.seats.clone(),
+        log: Vec::new(),
     };
     for event in played {
         let actor = event
