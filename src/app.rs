@@ -65,6 +65,7 @@ pub struct Application {
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         let config = config.validate()?;
+        crate::malloc::return_large_blocks();
         let store = open_store(&config).await?;
         tracing::info!(store = %store.describe(), "store opened");
         let secret = token_secret(&config, &store).await?;
@@ -133,8 +134,8 @@ impl Application {
 }
 
 async fn open_store(config: &Config) -> anyhow::Result<Store> {
-    let (url, pool) = (config.database_url(), config.pool_size);
-    let store = tokio::task::spawn_blocking(move || Store::open(&url, pool))
+    let (url, pool, waits) = (config.database_url(), config.pool_size, config.db_waits);
+    let store = tokio::task::spawn_blocking(move || Store::open_with(&url, pool, waits))
         .await
         .context("store open task")?
         .context("cannot open the store")?;

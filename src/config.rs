@@ -130,6 +130,32 @@ pub struct ConfigArgs {
     /// the first answer, a retry after it is a new request.
     #[arg(global = true, long, env = "RACKO_IDEMPOTENCY_TTL_SECS", default_value_t = DEFAULT_IDEMPOTENCY_TTL_SECS)]
     pub idempotency_ttl_secs: u64,
+    /// Longest wait, in ms, for a lock: a game another change holds (PostgreSQL row lock, the
+    /// SQLite file's write lock). Past it the request answers 409 `game_busy`.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_DB_LOCK_TIMEOUT_MS",
+        default_value_t = 2000
+    )]
+    pub db_lock_timeout_ms: u64,
+    /// Longest run, in ms, of one SQL statement (PostgreSQL). Past it: 503 `busy`.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_DB_STATEMENT_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
+    pub db_statement_timeout_ms: u64,
+    /// Longest wait, in ms, for a database connection (a new one, or a free one from the
+    /// pool). Past it: 503 `store_unavailable` (database down) or `busy` (all in use).
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_DB_CONNECT_TIMEOUT_MS",
+        default_value_t = 2000
+    )]
+    pub db_connect_timeout_ms: u64,
     /// Web origins allowed to call the API from a browser (CORS), comma-separated exact
     /// origins such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.
     #[arg(global = true, long, env = "RACKO_CORS_ORIGINS")]
@@ -180,6 +206,8 @@ pub struct Config {
     pub test_mode: bool,
     pub max_body_bytes: usize,
     pub pool_size: u32,
+    /// How long a request may wait for the database (locks, statements, connections).
+    pub db_waits: crate::store::Waits,
     pub log_format: LogFormat,
     /// How long a graceful shutdown waits for requests in flight.
     pub shutdown_timeout: Duration,
@@ -209,6 +237,7 @@ impl Config {
             test_mode: false,
             max_body_bytes: 64 * 1024,
             pool_size: 10,
+            db_waits: crate::store::Waits::default(),
             log_format: LogFormat::Text,
             shutdown_timeout: Duration::from_secs(30),
             workers: None,
@@ -232,6 +261,11 @@ impl Config {
             test_mode: args.test_mode,
             max_body_bytes: args.max_body_bytes,
             pool_size: args.pool_size,
+            db_waits: crate::store::Waits {
+                lock: Duration::from_millis(args.db_lock_timeout_ms),
+                statement: Duration::from_millis(args.db_statement_timeout_ms),
+                connect: Duration::from_millis(args.db_connect_timeout_ms),
+            },
             log_format: args.log_format,
             workers: args.workers,
             auth_burst: args.auth_burst,
@@ -275,6 +309,14 @@ impl Config {
         }
         if self.pool_size == 0 {
             return Err(ConfigError::Zero("RACKO_POOL_SIZE"));
+        }
+        let waits = [
+            (self.db_waits.lock, "RACKO_DB_LOCK_TIMEOUT_MS"),
+            (self.db_waits.statement, "RACKO_DB_STATEMENT_TIMEOUT_MS"),
+            (self.db_waits.connect, "RACKO_DB_CONNECT_TIMEOUT_MS"),
+        ];
+        if let Some((_, name)) = waits.iter().find(|(wait, _)| wait.is_zero()) {
+            return Err(ConfigError::Zero(name));
         }
         if self.auth_burst == 0 {
             return Err(ConfigError::Zero("RACKO_AUTH_BURST"));
@@ -490,8 +532,22 @@ mod tests {
             behind_proxy: false,
             metrics_token: None,
             idempotency_ttl_secs: DEFAULT_IDEMPOTENCY_TTL_SECS,
+            db_lock_timeout_ms: 2000,
+            db_statement_timeout_ms: 10_000,
+            db_connect_timeout_ms: 2000,
             cors_origins: None,
         }
+    }
+
+    #[test]
+    fn database_waits_are_read_and_zero_is_refused() {
+        let c = parse(&["--db-lock-timeout-ms", "1500"]).expect("valid");
+        assert_eq!(c.db_waits.lock, Duration::from_millis(1500));
+        assert_eq!(c.db_waits.statement, Duration::from_secs(10));
+        assert_eq!(
+            parse(&["--db-connect-timeout-ms", "0"]).err(),
+            Some(ConfigError::Zero("RACKO_DB_CONNECT_TIMEOUT_MS"))
+        );
     }
 
     #[test]

@@ -98,6 +98,8 @@ codes! {
     GameNotStarted = "game_not_started",
     GameCancelled = "game_cancelled",
     GameNotFinished = "game_not_finished",
+    /// Another change holds the game for longer than the lock timeout; try again shortly.
+    GameBusy = "game_busy",
     StaleVersion = "stale_version",
     SeatTaken = "seat_taken",
     InviteCodeTaken = "invite_code_taken",
@@ -128,6 +130,10 @@ codes! {
     ServerError = "server_error",
     Unavailable = "unavailable",
     NotReady = "not_ready",
+    /// The database is overloaded (a statement or a wait for a connection ran over its time).
+    Busy = "busy",
+    /// The database cannot be reached or cannot write; nothing was changed.
+    StoreUnavailable = "store_unavailable",
     SettingTaken = "setting_taken",
 }
 
@@ -144,7 +150,8 @@ pub struct ServiceError {
     pub detail: String,
     /// The game's current version, on `stale_version`.
     pub current_version: Option<i64>,
-    /// Seconds for the `Retry-After` header, on `rate_limited`.
+    /// Seconds for the `Retry-After` header (`rate_limited`, `busy`, `game_busy`,
+    /// `store_unavailable`).
     pub retry_after: Option<u64>,
 }
 
@@ -180,6 +187,18 @@ impl ServiceError {
             ..ServiceError::new(
                 Code::RateLimited,
                 format!("too many tries from this address; try again in {seconds} s"),
+            )
+        }
+    }
+
+    /// 409 `game_busy`: another change held the game past the lock timeout.
+    pub fn game_busy(cause: impl std::fmt::Display) -> ServiceError {
+        tracing::warn!(error = %cause, "game busy");
+        ServiceError {
+            retry_after: Some(1),
+            ..ServiceError::new(
+                Code::GameBusy,
+                "another change of this game is taking long; try again in a moment",
             )
         }
     }
@@ -240,6 +259,23 @@ impl From<StoreError> for ServiceError {
                 ServiceError::new(code, code.as_str().replace('_', " "))
             }
             StoreError::StaleVersion { current } => ServiceError::stale_version(current),
+            StoreError::Locked(cause) | StoreError::Busy(cause) => {
+                tracing::warn!(error = %cause, "database busy");
+                ServiceError {
+                    retry_after: Some(1),
+                    ..ServiceError::new(Code::Busy, "the database is busy; try again in a moment")
+                }
+            }
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "database unavailable");
+                ServiceError {
+                    retry_after: Some(2),
+                    ..ServiceError::new(
+                        Code::StoreUnavailable,
+                        "the database is unavailable; nothing was changed, try again shortly",
+                    )
+                }
+            }
             StoreError::Internal(_) => ServiceError::internal(e),
         }
     }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod housekeeping;
 pub mod http;
+pub mod malloc;
 pub mod metrics;
 pub mod service;
 pub mod store;

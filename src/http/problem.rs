@@ -49,8 +49,10 @@ pub fn status(code: Code) -> StatusCode {
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
-        | GameCancelled | GameNotFinished | StaleVersion | SeatTaken | InviteCodeTaken
-        | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion => StatusCode::CONFLICT,
+        | GameCancelled | GameNotFinished | GameBusy | StaleVersion | SeatTaken
+        | InviteCodeTaken | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion => {
+            StatusCode::CONFLICT
+        }
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -64,7 +66,7 @@ pub fn status(code: Code) -> StatusCode {
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
         Internal | ServerError => StatusCode::INTERNAL_SERVER_ERROR,
-        Unavailable | NotReady => StatusCode::SERVICE_UNAVAILABLE,
+        Unavailable | NotReady | Busy | StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 

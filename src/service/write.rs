@@ -105,6 +105,9 @@ pub fn change_game<T: Serialize>(
                 Ok((_, answer)) => return Ok(answer),
                 Err(UpdateError::Decide(e)) => return Err(e),
                 Err(UpdateError::Store(StoreError::NotFound)) => return Err(game_not_found()),
+                Err(UpdateError::Store(StoreError::Locked(cause))) => {
+                    return Err(ServiceError::game_busy(cause))
+                }
                 Err(UpdateError::Store(StoreError::StaleVersion { .. }))
                     if expect == Expect::Latest && tries < LATEST_TRIES =>
                 {

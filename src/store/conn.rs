@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
@@ -58,18 +59,77 @@ impl Target {
 
     /// Opens one connection of the concrete backend type, so that a failure reports the
     /// backend's own error (MultiConnection's `establish` hides it).
+    /// Used for migrations: no statement timeout (building an index may take long), and the
+    /// usual 5 s wait for another process's SQLite write lock.
     pub fn connect(&self) -> Result<AnyConnection, StoreError> {
         match self {
             Target::Pg(url) => PgConnection::establish(url)
                 .map(AnyConnection::Pg)
-                .map_err(|e| StoreError::Internal(format!("cannot connect to PostgreSQL: {e}"))),
-            Target::Sqlite(path) => open_sqlite(path).map(AnyConnection::Sqlite),
+                .map_err(|e| StoreError::Unavailable(format!("cannot connect to PostgreSQL: {e}"))),
+            Target::Sqlite(path) => {
+                open_sqlite(path, Duration::from_secs(5)).map(AnyConnection::Sqlite)
+            }
+        }
+    }
+
+    /// A connection for requests: every wait bounded by `waits`.
+    pub fn connect_with(&self, waits: &Waits) -> Result<AnyConnection, StoreError> {
+        match self {
+            Target::Pg(url) => {
+                let url = with_connect_timeout(url, waits.connect);
+                let mut conn = PgConnection::establish(&url).map_err(|e| {
+                    StoreError::Unavailable(format!("cannot connect to PostgreSQL: {e}"))
+                })?;
+                // Every wait of a request is bounded: a row another transaction holds, a
+                // statement that runs away. Both errors answer the client quickly (issue 13).
+                conn.batch_execute(&format!(
+                    "SET lock_timeout = {}; SET statement_timeout = {};",
+                    waits.lock.as_millis(),
+                    waits.statement.as_millis()
+                ))?;
+                Ok(AnyConnection::Pg(conn))
+            }
+            Target::Sqlite(path) => open_sqlite(path, waits.lock).map(AnyConnection::Sqlite),
         }
     }
 }
 
-/// Opens an SQLite file (creating it and its folder) with the pragmas every connection needs.
-pub fn open_sqlite(path: &Path) -> Result<SqliteConnection, StoreError> {
+/// How long a connection may wait for each thing, from the configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Waits {
+    /// For a lock: a game row on PostgreSQL, the file's write lock on SQLite.
+    pub lock: Duration,
+    /// For one statement (PostgreSQL).
+    pub statement: Duration,
+    /// For a new connection, and for a free pooled connection.
+    pub connect: Duration,
+}
+
+impl Default for Waits {
+    fn default() -> Waits {
+        Waits {
+            lock: Duration::from_secs(2),
+            statement: Duration::from_secs(10),
+            connect: Duration::from_secs(2),
+        }
+    }
+}
+
+/// libpq waits for a TCP connection as long as the OS does (minutes, for a host that drops
+/// packets) unless the URL says otherwise; a URL that sets `connect_timeout` keeps its own.
+fn with_connect_timeout(url: &str, wait: Duration) -> String {
+    if url.contains("connect_timeout=") {
+        return url.to_string();
+    }
+    // libpq counts whole seconds and treats anything below 2 as 2.
+    let seconds = wait.as_secs().max(2);
+    let join = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{join}connect_timeout={seconds}")
+}
+
+/// Opens an SQLite file (creating it and its folder) with the pragmas every connection needs;
+/// `busy` bounds how long a statement waits for another process's write lock.
+pub fn open_sqlite(path: &Path, busy: Duration) -> Result<SqliteConnection, StoreError> {
     let fail = |e: &dyn std::fmt::Display| {
         StoreError::Internal(format!("cannot open SQLite file {}: {e}", path.display()))
     };
@@ -80,9 +140,10 @@ pub fn open_sqlite(path: &Path) -> Result<SqliteConnection, StoreError> {
         .to_str()
         .ok_or_else(|| fail(&"the path is not UTF-8"))?;
     let mut conn = SqliteConnection::establish(name).map_err(|e| fail(&e))?;
-    conn.batch_execute(
-        "PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-    )
+    conn.batch_execute(&format!(
+        "PRAGMA busy_timeout = {}; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+        busy.as_millis()
+    ))
     .map_err(|e| fail(&e))?;
     use_wal(&mut conn).map_err(|e| fail(&e))?;
     Ok(conn)
@@ -111,15 +172,23 @@ fn is_busy(e: &diesel::result::Error) -> bool {
     text.contains("database is locked") || text.contains("database table is locked")
 }
 
-/// The pool's connection factory: connects with the concrete type (see `Target::connect`).
-pub struct Manager(pub Target);
+/// The pool's connection factory: connects with the concrete type (see `Target::connect`)
+/// and remembers whether the last try failed, so that requests during an outage are answered
+/// at once instead of each waiting out the pool's timeout.
+pub struct Manager {
+    pub target: Target,
+    pub waits: Waits,
+    pub down: Arc<AtomicBool>,
+}
 
 impl r2d2::ManageConnection for Manager {
     type Connection = AnyConnection;
     type Error = StoreError;
 
     fn connect(&self) -> Result<AnyConnection, StoreError> {
-        self.0.connect()
+        let conn = self.target.connect_with(&self.waits);
+        self.down.store(conn.is_err(), Ordering::Relaxed);
+        conn
     }
 
     fn is_valid(&self, conn: &mut AnyConnection) -> Result<(), StoreError> {
@@ -134,8 +203,9 @@ impl r2d2::ManageConnection for Manager {
 /// The in-process write lock of an SQLite file. SQLite allows one writer at a time; taking
 /// this lock before a pooled connection makes writers queue here instead of spinning on
 /// SQLITE_BUSY, and one lock per file also covers two `Store`s opened on the same file.
-pub fn sqlite_write_lock(path: &Path) -> Arc<Mutex<()>> {
-    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+/// A timed lock: a writer waits at most the lock timeout here (see [`lock`]).
+pub fn sqlite_write_lock(path: &Path) -> Arc<parking_lot::Mutex<()>> {
+    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<parking_lot::Mutex<()>>>>> = OnceLock::new();
     let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let mut locks = LOCKS
         .get_or_init(Default::default)
@@ -144,10 +214,19 @@ pub fn sqlite_write_lock(path: &Path) -> Arc<Mutex<()>> {
     locks.entry(key).or_default().clone()
 }
 
-/// Takes a write lock. A panic of another holder poisons it, but what it guards is the
-/// database, whose transaction was rolled back, so the lock is still good.
-pub fn lock(m: &Mutex<()>) -> MutexGuard<'_, ()> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+/// Takes an SQLite file's write lock, waiting at most `wait`: a writer stuck in its
+/// transaction must not queue every other writer behind it for longer than a lock timeout.
+/// (parking_lot's lock is not poisoned by a panic; the transaction it guarded rolled back.)
+pub fn lock(
+    m: &parking_lot::Mutex<()>,
+    wait: Duration,
+) -> Result<parking_lot::MutexGuard<'_, ()>, StoreError> {
+    m.try_lock_for(wait).ok_or_else(|| {
+        StoreError::Locked(format!(
+            "another writer held the SQLite file for over {} ms",
+            wait.as_millis()
+        ))
+    })
 }
 
 /// Runs `f` in a transaction meant to write. On SQLite it begins with `BEGIN IMMEDIATE`, which

@@ -19,7 +19,18 @@ impl From<Error> for StoreError {
             Error::DatabaseError(_, info) if is_bad_client_value(info.message()) => {
                 StoreError::BadInput(Code::InvalidValue)
             }
-            _ => StoreError::Internal(e.to_string()),
+            Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
+                StoreError::Unavailable(e.to_string())
+            }
+            _ => {
+                let text = e.to_string();
+                match transient(&text) {
+                    Some(Transient::Locked) => StoreError::Locked(text),
+                    Some(Transient::Busy) => StoreError::Busy(text),
+                    Some(Transient::Unavailable) => StoreError::Unavailable(text),
+                    None => StoreError::Internal(text),
+                }
+            }
         }
     }
 }
@@ -38,9 +49,51 @@ fn is_bad_client_value(message: &str) -> bool {
     .any(|needle| message.contains(needle))
 }
 
-impl From<diesel::r2d2::PoolError> for StoreError {
-    fn from(e: diesel::r2d2::PoolError) -> StoreError {
-        StoreError::Internal(format!("no database connection: {e}"))
+enum Transient {
+    Locked,
+    Busy,
+    Unavailable,
+}
+
+/// Failures that pass: the client may try again and should be told so (503/409 with
+/// Retry-After), not given a 500. Diesel gives the message, not the SQLSTATE, and libpq's and
+/// SQLite's texts are what identify them.
+fn transient(message: &str) -> Option<Transient> {
+    let has = |needles: &[&str]| needles.iter().any(|n| message.contains(n));
+    if has(&[
+        "due to lock timeout",      // PostgreSQL lock_timeout (55P03)
+        "could not obtain lock",    // PostgreSQL NOWAIT (55P03)
+        "database is locked",       // SQLite busy_timeout ran out
+        "database table is locked", // SQLite
+    ]) {
+        Some(Transient::Locked)
+    } else if has(&[
+        "due to statement timeout", // PostgreSQL statement_timeout (57014)
+        "deadlock detected",        // PostgreSQL 40P01: the other transaction went on
+        "could not serialize",      // PostgreSQL 40001
+    ]) {
+        Some(Transient::Busy)
+    } else if has(&[
+        "server closed the connection",
+        "terminating connection",
+        "connection to server",
+        "could not connect",
+        "no connection to the server",
+        "Connection refused",
+        "the database system is",  // starting up, shutting down, in recovery
+        "cannot execute",          // … in a read-only transaction (a standby)
+        "could not extend file",   // PostgreSQL: disk full
+        "No space left on device", // PostgreSQL
+        "database or disk is full", // SQLite
+        "disk I/O error",          // SQLite
+        "unable to open database", // SQLite: the file went away
+        "attempt to write a readonly database", // SQLite
+        "SSL SYSCALL error",
+        "SSL connection has been closed",
+    ]) {
+        Some(Transient::Unavailable)
+    } else {
+        None
     }
 }
 
@@ -70,6 +123,24 @@ pub(crate) fn bad_data(what: &str, e: impl std::fmt::Display) -> StoreError {
 mod tests {
     use super::unique_rule;
     use crate::error::Code;
+
+    #[test]
+    fn passing_failures_are_told_apart_from_bugs() {
+        use super::{transient, Transient};
+        let locked = "canceling statement due to lock timeout";
+        assert!(matches!(transient(locked), Some(Transient::Locked)));
+        assert!(matches!(
+            transient("database is locked"),
+            Some(Transient::Locked)
+        ));
+        let slow = "canceling statement due to statement timeout";
+        assert!(matches!(transient(slow), Some(Transient::Busy)));
+        let gone = "server closed the connection unexpectedly";
+        assert!(matches!(transient(gone), Some(Transient::Unavailable)));
+        let full = "database or disk is full";
+        assert!(matches!(transient(full), Some(Transient::Unavailable)));
+        assert!(transient("syntax error at or near \"SELEC\"").is_none());
+    }
 
     #[test]
     fn names_the_rule_from_either_backend() {

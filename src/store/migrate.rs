@@ -5,7 +5,7 @@ use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
-use super::conn::{lock, sqlite_write_lock, AnyConnection, Target};
+use super::conn::{sqlite_write_lock, AnyConnection, Target};
 use super::StoreError;
 
 const POSTGRES: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -37,7 +37,8 @@ pub fn run(target: &Target) -> Result<(), StoreError> {
                 Target::Pg(_) => return Err(fail(&"backend mismatch")),
             };
             let write_lock = sqlite_write_lock(path);
-            let _guard = lock(&write_lock);
+            // Other stores of this process wait behind the migrations, however long they take.
+            let _guard = write_lock.lock();
             // One immediate transaction around all of them (each migration nests as a
             // savepoint): another process waits on the file lock, then finds nothing pending.
             AnsiTransactionManager::begin_transaction_sql(&mut conn, "BEGIN IMMEDIATE")?;

@@ -23,12 +23,15 @@ mod types;
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use types::*;
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{Pool, PooledConnection};
 use uuid::Uuid;
 
+pub use conn::Waits;
 use conn::{lock, sqlite_write_lock, write_tx, AnyConnection, Manager, Target};
 
 /// libpq is built here with its own OpenSSL, which by default cleans up in an `atexit` handler:
@@ -45,14 +48,26 @@ pub struct Store {
     pool: Pool<Manager>,
     target: Target,
     /// SQLite only: writers take it before a connection (see `conn::sqlite_write_lock`).
-    write_lock: Option<Arc<Mutex<()>>>,
+    write_lock: Option<Arc<parking_lot::Mutex<()>>>,
+    waits: Waits,
+    /// The last try to connect failed (shared with the pool's [`Manager`]).
+    down: Arc<AtomicBool>,
 }
+
+/// A request waiting for a connection checks this often whether the database is known to be
+/// down (then it is told so; the pool keeps trying in the background and recovers by itself).
+const WAIT_SLICE: Duration = Duration::from_millis(250);
 
 impl Store {
     /// Opens the store named by `url`: `postgres://…` / `postgresql://…` selects PostgreSQL;
     /// `sqlite://PATH` or a plain file path selects SQLite (the file and its folder are created).
     /// Applies pending migrations. A connection failure reports the backend's real error.
     pub fn open(url: &str, pool_size: u32) -> Result<Store, StoreError> {
+        Store::open_with(url, pool_size, Waits::default())
+    }
+
+    /// As [`Store::open`], with every wait of a request bounded by `waits`.
+    pub fn open_with(url: &str, pool_size: u32, waits: Waits) -> Result<Store, StoreError> {
         prepare_tls();
         let target = Target::parse(url)?;
         migrate::run(&target)?;
@@ -60,17 +75,26 @@ impl Store {
             Target::Sqlite(path) => Some(sqlite_write_lock(path)),
             Target::Pg(_) => None,
         };
+        let down = Arc::new(AtomicBool::new(false));
+        let manager = Manager {
+            target: target.clone(),
+            waits,
+            down: down.clone(),
+        };
         let pool = Pool::builder()
             .max_size(pool_size.max(1))
             .min_idle(Some(1))
-            // A readiness probe or a request should fail in seconds when the database is gone.
-            .connection_timeout(std::time::Duration::from_secs(10))
-            .build(Manager(target.clone()))
-            .map_err(|e| StoreError::Internal(format!("cannot open the connection pool: {e}")))?;
+            .connection_timeout(waits.connect)
+            .build(manager)
+            .map_err(|e| {
+                StoreError::Unavailable(format!("cannot open the connection pool: {e}"))
+            })?;
         Ok(Store {
             pool,
             target,
             write_lock,
+            waits,
+            down,
         })
     }
 
@@ -228,8 +252,32 @@ impl Store {
         self.write(|conn| games::delete_idempotency_before(conn, before.naive_utc(), batch))
     }
 
+    /// A pooled connection, waiting at most the connect wait. The wait is cut into short
+    /// slices so that, once a try to connect has failed (the database is down), the request
+    /// is told so at once instead of waiting out the whole time. No connection in time:
+    /// `Unavailable` when connecting fails, else `Busy` (every connection is in use).
     fn conn(&self) -> Result<PooledConnection<Manager>, StoreError> {
-        Ok(self.pool.get()?)
+        let deadline = std::time::Instant::now() + self.waits.connect;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self
+                .pool
+                .get_timeout(WAIT_SLICE.min(left).max(Duration::from_millis(1)))
+            {
+                Ok(conn) => return Ok(conn),
+                Err(e) if self.down.load(Ordering::Relaxed) => {
+                    return Err(StoreError::Unavailable(format!(
+                        "no database connection: {e}"
+                    )))
+                }
+                Err(e) if left <= WAIT_SLICE => {
+                    return Err(StoreError::Busy(format!(
+                        "no free database connection: {e}"
+                    )))
+                }
+                Err(_) => {}
+            }
+        }
     }
 
     /// Runs `f` in a write transaction; on SQLite under the file's write lock, taken before
@@ -238,7 +286,10 @@ impl Store {
     where
         E: From<StoreError> + From<diesel::result::Error>,
     {
-        let _guard = self.write_lock.as_deref().map(lock);
+        let _guard = match self.write_lock.as_deref() {
+            Some(m) => Some(lock(m, self.waits.lock)?),
+            None => None,
+        };
         let mut conn = self.conn()?;
         write_tx(&mut conn, f)
     }

@@ -26,7 +26,19 @@ pub enum StoreError {
     /// A value the client sent does not decode (e.g. `Code::InvalidCursor`).
     #[error("bad input: {0}")]
     BadInput(Code),
-    /// Anything else (connection, SQL, (de)serialization). Logged, never shown to clients.
+    /// A lock wait ran out (a game's row on PostgreSQL, the file's write lock on SQLite):
+    /// another transaction holds it. Nothing was written; the text is for the log.
+    #[error("locked: {0}")]
+    Locked(String),
+    /// The database is overloaded: a statement ran over its time, or no pooled connection
+    /// came free in time. Nothing was written.
+    #[error("busy: {0}")]
+    Busy(String),
+    /// The database cannot be reached or cannot write (stopped, restarting, disk full).
+    /// Nothing was written.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else (SQL, (de)serialization). Logged, never shown to clients.
     #[error("database error: {0}")]
     Internal(String),
 }
