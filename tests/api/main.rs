@@ -10,6 +10,7 @@ mod compression;
 mod conditional;
 mod cors;
 mod errors;
+mod faults;
 mod hidden;
 mod idempotency;
 mod limits;

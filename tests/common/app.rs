@@ -3,11 +3,13 @@
 //! each backend listed in `RACKO_TEST_BACKENDS`.
 
 use std::future::Future;
+use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use racko::{
     app::Application,
     config::{Config, Secret},
+    store::Waits,
 };
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::{json, Value};
@@ -44,7 +46,12 @@ pub async fn spawn_app(backend: TestBackend) -> TestApp {
 
 /// As `spawn_app`, after `customize` has changed the configuration.
 pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Config)) -> TestApp {
-    let db = TestDb::new(backend);
+    spawn_app_on(TestDb::new(backend), customize).await
+}
+
+/// As `spawn_app_with`, on the database `db`.
+pub async fn spawn_app_on(db: TestDb, customize: impl FnOnce(&mut Config)) -> TestApp {
+    let backend = db.backend;
     let mut config = Config {
         database_url: Some(db.url.clone()),
         bind: "127.0.0.1:0".to_string(),
@@ -54,6 +61,13 @@ pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Co
         workers: Some(2),
         // Tests create many accounts from one address; `api::limits` tests the limit itself.
         auth_per_minute: 0,
+        // Generous waits: on a loaded 2-core CI machine a burst of writers can queue for
+        // seconds. `api::faults` tests the short waits themselves.
+        db_waits: Waits {
+            lock: Duration::from_secs(10),
+            statement: Duration::from_secs(30),
+            connect: Duration::from_secs(10),
+        },
         ..Config::defaults()
     };
     customize(&mut config);

@@ -107,7 +107,8 @@ pub struct TestDb {
     /// What `Store::open` takes.
     pub url: String,
     pub backend: TestBackend,
-    /// PostgreSQL: the database's name. SQLite: the folder holding the file.
+    /// PostgreSQL: the database's name. SQLite: the folder holding the file. Empty for a
+    /// database the test does not own (nothing is dropped).
     place: String,
 }
 
@@ -124,6 +125,15 @@ impl TestDb {
         }
     }
 
+    /// A PostgreSQL database the test made itself (e.g. in its own cluster): left as it is.
+    pub fn external(url: &str) -> TestDb {
+        TestDb {
+            url: url.to_string(),
+            backend: TestBackend::Postgres,
+            place: String::new(),
+        }
+    }
+
     /// An empty database (no migrations applied), e.g. to test migrating.
     pub fn empty(backend: TestBackend) -> TestDb {
         match backend {
@@ -136,6 +146,9 @@ impl TestDb {
 impl Drop for TestDb {
     fn drop(&mut self) {
         // Errors are reported, not raised: a panic in drop would hide the test's own result.
+        if self.place.is_empty() {
+            return;
+        }
         match self.backend {
             TestBackend::Postgres => {
                 let sql = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.place);
@@ -295,7 +308,7 @@ fn sqlite_file() -> TestDb {
 
 /// A PostgreSQL connection, with OpenSSL prepared as the store prepares it (no exit handler:
 /// see `racko::store::prepare_tls`).
-fn pg_connect(url: &str) -> diesel::ConnectionResult<PgConnection> {
+pub fn pg_connect(url: &str) -> diesel::ConnectionResult<PgConnection> {
     racko::store::prepare_tls();
     PgConnection::establish(url)
 }

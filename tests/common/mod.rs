@@ -4,5 +4,7 @@
 
 #[macro_use]
 pub mod app;
+pub mod cluster;
 pub mod db;
 pub mod json;
+pub mod process;
