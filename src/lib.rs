@@ -13,6 +13,7 @@ pub mod error;
 pub mod housekeeping;
 pub mod http;
 pub mod metrics;
+pub mod notify;
 pub mod service;
 pub mod store;
 pub mod telemetry;

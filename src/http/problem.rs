@@ -37,6 +37,7 @@ pub fn status(code: Code) -> StatusCode {
         | VersionMismatch
         | InvalidAfter
         | InvalidLimit
+        | InvalidWait
         | InvalidCursor
         | InvalidSeq
         | InvalidTimeRange
@@ -44,13 +45,15 @@ pub fn status(code: Code) -> StatusCode {
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials => StatusCode::UNAUTHORIZED,
         Forbidden | NotAPlayer | AdminOnly | TestModeDisabled => StatusCode::FORBIDDEN,
-        NotFound | GameNotFound | PlayerNotFound => StatusCode::NOT_FOUND,
+        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
         | GameCancelled | GameNotFinished | StaleVersion | SeatTaken | InviteCodeTaken
-        | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion => StatusCode::CONFLICT,
+        | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion | TooManyWebhooks => {
+            StatusCode::CONFLICT
+        }
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -59,7 +62,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidStackedDeck | SeatOutOfRange | SlotOutOfRange | GameOver | RoundNotStarted
         | RoundInProgress | NotYourTurn | NotDealer | WrongPhase | SlotOccupied
         | DiscardNotTakeable | CardAlreadyDrawn | NoCardDrawn | EventPending | StockEmpty
-        | InvalidSwapTarget | NotANumberCard | RackNotInOrder => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidSwapTarget | NotANumberCard | RackNotInOrder | InvalidWebhookUrl
+        | WebhookAddressRefused | InvalidWebhookKind => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

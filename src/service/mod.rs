@@ -6,14 +6,18 @@
 //! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
+pub mod feed;
 pub mod idempotency;
 pub mod lists;
 pub mod lobby;
 pub mod log_event;
 pub mod log_page;
 pub mod play;
+pub mod stream;
+pub mod tails;
 mod random;
 pub mod view;
+pub mod webhooks;
 pub mod write;
 
 pub use idempotency::{IdempotencyKey, Reply};

@@ -54,6 +54,8 @@ pub async fn spawn_app_with(backend: TestBackend, customize: impl FnOnce(&mut Co
         workers: Some(2),
         // Tests create many accounts from one address; `api::limits` tests the limit itself.
         auth_per_minute: 0,
+        // Idle streams show a heartbeat within a test's patience.
+        stream_heartbeat: std::time::Duration::from_millis(500),
         ..Config::defaults()
     };
     customize(&mut config);
