@@ -43,7 +43,11 @@ fn parse_args() -> Result<Args> {
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
-        let n = || value.parse::<usize>().map_err(|_| format!("{flag}: a number"));
+        let n = || {
+            value
+                .parse::<usize>()
+                .map_err(|_| format!("{flag}: a number"))
+        };
         match flag.as_str() {
             "--url" => args.url = value.trim_end_matches('/').to_string(),
             "--pid" => args.pid = Some(value.parse().map_err(|_| "--pid: a number")?),
@@ -65,7 +69,13 @@ struct Client {
 }
 
 impl Client {
-    async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Result<Value> {
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Result<Value> {
         let mut req = self.http.request(method, format!("{}{path}", self.url));
         if let Some(token) = token {
             req = req.bearer_auth(token);
@@ -83,7 +93,9 @@ impl Client {
     }
 
     async fn guest(&self) -> Result<String> {
-        let guest = self.call(Method::POST, "/v1/guests", None, Some(json!({}))).await?;
+        let guest = self
+            .call(Method::POST, "/v1/guests", None, Some(json!({})))
+            .await?;
         Ok(guest["token"].as_str().ok_or("no token")?.to_string())
     }
 
@@ -91,9 +103,17 @@ impl Client {
     async fn game(&self) -> Result<(String, [String; 2])> {
         let tokens = [self.guest().await?, self.guest().await?];
         let body = json!({"options": {"players": 2, "target": 100000}});
-        let game = self.call(Method::POST, "/v1/games", Some(&tokens[0]), Some(body)).await?;
+        let game = self
+            .call(Method::POST, "/v1/games", Some(&tokens[0]), Some(body))
+            .await?;
         let id = game["id"].as_str().ok_or("no game id")?.to_string();
-        self.call(Method::POST, &format!("/v1/games/{id}/join"), Some(&tokens[1]), None).await?;
+        self.call(
+            Method::POST,
+            &format!("/v1/games/{id}/join"),
+            Some(&tokens[1]),
+            None,
+        )
+        .await?;
         Ok((id, tokens))
     }
 
@@ -101,17 +121,31 @@ impl Client {
     async fn play(&self, id: &str, tokens: &[String; 2], actions: usize) -> Result<usize> {
         let (mut done, mut seat) = (0, 0);
         while done < actions {
-            let view = self.call(Method::GET, &format!("/v1/games/{id}"), Some(&tokens[seat]), None).await?;
+            let view = self
+                .call(
+                    Method::GET,
+                    &format!("/v1/games/{id}"),
+                    Some(&tokens[seat]),
+                    None,
+                )
+                .await?;
             if view["status"] != "active" {
                 break;
             }
-            let table: View = serde_json::from_value(view["table"].clone()).map_err(|e| e.to_string())?;
+            let table: View =
+                serde_json::from_value(view["table"].clone()).map_err(|e| e.to_string())?;
             let Some(action) = sample::choose(&table) else {
                 seat = 1 - seat;
                 continue;
             };
             let body = json!({"version": view["version"], "action": action});
-            self.call(Method::POST, &format!("/v1/games/{id}/actions"), Some(&tokens[seat]), Some(body)).await?;
+            self.call(
+                Method::POST,
+                &format!("/v1/games/{id}/actions"),
+                Some(&tokens[seat]),
+                Some(body),
+            )
+            .await?;
             done += 1;
         }
         Ok(done)
@@ -142,7 +176,10 @@ fn rss_kib(pid: Option<u32>) -> Option<u64> {
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted.get(((sorted.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(f64::NAN)
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
+        .copied()
+        .unwrap_or(f64::NAN)
 }
 
 /// Reads frames of `res` until `stop`, recording each event's commit-to-arrival time.
@@ -154,8 +191,15 @@ async fn watch(mut res: reqwest::Response, latencies: Arc<Mutex<Vec<f64>>>) {
         while let Some(end) = buffer.find("\n\n") {
             let frame: String = buffer.drain(..end + 2).collect();
             for data in frame.lines().filter_map(|l| l.strip_prefix("data: ")) {
-                let Ok(entry) = serde_json::from_str::<Value>(data) else { continue };
-                let Some(at) = entry["at"].as_str().and_then(|a| a.parse::<chrono::DateTime<chrono::Utc>>().ok()) else { continue };
+                let Ok(entry) = serde_json::from_str::<Value>(data) else {
+                    continue;
+                };
+                let Some(at) = entry["at"]
+                    .as_str()
+                    .and_then(|a| a.parse::<chrono::DateTime<chrono::Utc>>().ok())
+                else {
+                    continue;
+                };
                 let ms = (arrived - at).num_microseconds().unwrap_or(0) as f64 / 1000.0;
                 latencies.lock().await.push(ms);
             }
@@ -168,12 +212,24 @@ async fn latency(client: &Client, args: &Args) -> Result<()> {
     let latencies = Arc::new(Mutex::new(Vec::new()));
     let mut watchers = Vec::new();
     for (id, tokens) in &games {
-        let last = client.call(Method::GET, &format!("/v1/games/{id}/events?limit=500"), Some(&tokens[0]), None).await?;
+        let last = client
+            .call(
+                Method::GET,
+                &format!("/v1/games/{id}/events?limit=500"),
+                Some(&tokens[0]),
+                None,
+            )
+            .await?;
         let after = last["next_after"].as_i64().unwrap_or(0);
-        let res = client.stream(&format!("/v1/games/{id}/stream?after={after}"), &tokens[0]).await?;
+        let res = client
+            .stream(&format!("/v1/games/{id}/stream?after={after}"), &tokens[0])
+            .await?;
         watchers.push(tokio::spawn(watch(res, latencies.clone())));
     }
-    let played = futures_util::future::try_join_all(games.iter().map(|(id, t)| client.play(id, t, args.actions))).await?;
+    let played = futures_util::future::try_join_all(
+        games.iter().map(|(id, t)| client.play(id, t, args.actions)),
+    )
+    .await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     for w in watchers {
         w.abort();
@@ -193,13 +249,24 @@ async fn latency(client: &Client, args: &Args) -> Result<()> {
 
 async fn idle_memory(client: &Client, args: &Args) -> Result<()> {
     let (id, tokens) = client.game().await?;
-    let last = client.call(Method::GET, &format!("/v1/games/{id}/events?limit=500"), Some(&tokens[0]), None).await?;
+    let last = client
+        .call(
+            Method::GET,
+            &format!("/v1/games/{id}/events?limit=500"),
+            Some(&tokens[0]),
+            None,
+        )
+        .await?;
     let after = last["next_after"].as_i64().unwrap_or(0);
     tokio::time::sleep(Duration::from_secs(1)).await;
     let before = rss_kib(args.pid);
     let mut open = Vec::with_capacity(args.idle);
+    let path = format!("/v1/games/{id}/stream?after={after}");
     for chunk in (0..args.idle).collect::<Vec<_>>().chunks(250) {
-        let batch = futures_util::future::try_join_all(chunk.iter().map(|_| client.stream(&format!("/v1/games/{id}/stream?after={after}"), &tokens[0]))).await?;
+        let batch = futures_util::future::try_join_all(
+            chunk.iter().map(|_| client.stream(&path, &tokens[0])),
+        )
+        .await?;
         open.extend(batch);
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -224,7 +291,9 @@ async fn throughput(client: &Client, args: &Args, watchers: usize) -> Result<f64
     let mut open = Vec::new();
     for i in 0..watchers {
         let (id, tokens) = &games[i % games.len()];
-        let res = client.stream(&format!("/v1/games/{id}/stream?after=0"), &tokens[i % 2]).await?;
+        let res = client
+            .stream(&format!("/v1/games/{id}/stream?after=0"), &tokens[i % 2])
+            .await?;
         // Read and drop what comes, as a client would.
         open.push(tokio::spawn(async move {
             let mut res = res;
@@ -232,7 +301,10 @@ async fn throughput(client: &Client, args: &Args, watchers: usize) -> Result<f64
         }));
     }
     let started = Instant::now();
-    let played = futures_util::future::try_join_all(games.iter().map(|(id, t)| client.play(id, t, args.actions))).await?;
+    let played = futures_util::future::try_join_all(
+        games.iter().map(|(id, t)| client.play(id, t, args.actions)),
+    )
+    .await?;
     let rate = played.iter().sum::<usize>() as f64 / started.elapsed().as_secs_f64();
     for task in open {
         task.abort();
@@ -250,7 +322,10 @@ async fn main() {
         }
     };
     let client = Client {
-        http: reqwest::Client::builder().pool_max_idle_per_host(64).build().expect("client"),
+        http: reqwest::Client::builder()
+            .pool_max_idle_per_host(64)
+            .build()
+            .expect("client"),
         url: args.url.clone(),
     };
     let run = async {
@@ -270,7 +345,13 @@ async fn main() {
             ratios.push(with / none);
         }
         ratios.sort_by(f64::total_cmp);
-        println!("throughput with {} streams open vs none: median ratio {:.3} (min {:.3}, max {:.3})", args.watchers, percentile(&ratios, 0.5), ratios[0], ratios[ratios.len() - 1]);
+        println!(
+            "throughput with {} streams open vs none: median ratio {:.3} (min {:.3}, max {:.3})",
+            args.watchers,
+            percentile(&ratios, 0.5),
+            ratios[0],
+            ratios[ratios.len() - 1]
+        );
         Ok::<(), String>(())
     };
     if let Err(e) = run.await {

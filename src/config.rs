@@ -139,7 +139,12 @@ pub struct ConfigArgs {
     #[arg(global = true, long, env = "RACKO_WEBHOOKS_ALLOW_PRIVATE", value_parser = clap::builder::BoolishValueParser::new())]
     pub webhooks_allow_private: bool,
     /// Seconds a webhook receiver has to answer a delivery.
-    #[arg(global = true, long, env = "RACKO_WEBHOOK_TIMEOUT_SECS", default_value_t = 10)]
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_WEBHOOK_TIMEOUT_SECS",
+        default_value_t = 10
+    )]
     pub webhook_timeout_secs: u64,
 }
 

@@ -58,12 +58,32 @@ pub fn status(code: Code) -> StatusCode {
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
         UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        InvalidBody | InvalidUsername | InvalidPassword | IdempotencyKeyReused | InvalidOptions
-        | InvalidStackedDeck | SeatOutOfRange | SlotOutOfRange | GameOver | RoundNotStarted
-        | RoundInProgress | NotYourTurn | NotDealer | WrongPhase | SlotOccupied
-        | DiscardNotTakeable | CardAlreadyDrawn | NoCardDrawn | EventPending | StockEmpty
-        | InvalidSwapTarget | NotANumberCard | RackNotInOrder | InvalidWebhookUrl
-        | WebhookAddressRefused | InvalidWebhookKind => StatusCode::UNPROCESSABLE_ENTITY,
+        InvalidBody
+        | InvalidUsername
+        | InvalidPassword
+        | IdempotencyKeyReused
+        | InvalidOptions
+        | InvalidStackedDeck
+        | SeatOutOfRange
+        | SlotOutOfRange
+        | GameOver
+        | RoundNotStarted
+        | RoundInProgress
+        | NotYourTurn
+        | NotDealer
+        | WrongPhase
+        | SlotOccupied
+        | DiscardNotTakeable
+        | CardAlreadyDrawn
+        | NoCardDrawn
+        | EventPending
+        | StockEmpty
+        | InvalidSwapTarget
+        | NotANumberCard
+        | RackNotInOrder
+        | InvalidWebhookUrl
+        | WebhookAddressRefused
+        | InvalidWebhookKind => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

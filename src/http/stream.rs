@@ -99,7 +99,14 @@ pub async fn my_stream(
 ) -> Result<HttpResponse, ServiceError> {
     let after = sse::resume_from(&req, query.after)?;
     let read = service::stream::feed_reader(caller(&user));
-    sse::open(&state.store, Topic::Account(user.id), after, read, settings(&state)).await
+    sse::open(
+        &state.store,
+        Topic::Account(user.id),
+        after,
+        read,
+        settings(&state),
+    )
+    .await
 }
 
 #[derive(Debug, Deserialize, Serialize, IntoParams)]

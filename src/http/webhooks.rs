@@ -68,7 +68,9 @@ pub async fn list_webhooks(
     user: CurrentUser,
 ) -> Result<HttpResponse, ServiceError> {
     let caller = caller(&user);
-    let list = state.db(move |store| webhooks::list(store, &caller)).await?;
+    let list = state
+        .db(move |store| webhooks::list(store, &caller))
+        .await?;
     Ok(HttpResponse::Ok().json(list))
 }
 

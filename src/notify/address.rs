@@ -89,8 +89,17 @@ mod tests {
     #[test]
     fn internal_addresses_are_refused_and_public_ones_pass() {
         for ip in [
-            "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "0.0.0.0",
-            "100.64.0.1", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1",
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
         ] {
             assert!(internal(ip.parse().expect("an address")), "{ip}");
         }
@@ -101,8 +110,16 @@ mod tests {
 
     #[test]
     fn urls_are_checked_before_any_lookup() {
-        for url in ["ftp://example.com/", "not a url", "http://user:pw@example.com/"] {
-            assert_eq!(check(url, false).map_err(|e| e.code), Err(Code::InvalidWebhookUrl), "{url}");
+        for url in [
+            "ftp://example.com/",
+            "not a url",
+            "http://user:pw@example.com/",
+        ] {
+            assert_eq!(
+                check(url, false).map_err(|e| e.code),
+                Err(Code::InvalidWebhookUrl),
+                "{url}"
+            );
         }
         assert_eq!(
             check("http://127.0.0.1:9/hook", false).map_err(|e| e.code),

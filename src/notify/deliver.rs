@@ -48,7 +48,9 @@ impl Settings {
         created: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Option<DateTime<Utc>> {
-        let doublings = u32::try_from(attempts.saturating_sub(1)).unwrap_or(0).min(20);
+        let doublings = u32::try_from(attempts.saturating_sub(1))
+            .unwrap_or(0)
+            .min(20);
         let delay = self
             .retry_base
             .saturating_mul(1 << doublings)
@@ -93,7 +95,12 @@ pub async fn run(store: Store, settings: Settings) {
     }
 }
 
-async fn deliver_one(store: &Store, client: &reqwest::Client, claimed: Claimed, settings: Settings) {
+async fn deliver_one(
+    store: &Store,
+    client: &reqwest::Client,
+    claimed: Claimed,
+    settings: Settings,
+) {
     let attempt = match send(client, &claimed, &settings).await {
         Ok(status) => Attempt::Delivered { status },
         Err((status, error)) => {
@@ -143,7 +150,10 @@ async fn send(
     if status.is_success() {
         Ok(status.as_u16())
     } else {
-        Err((Some(status.as_u16()), format!("the receiver answered {status}")))
+        Err((
+            Some(status.as_u16()),
+            format!("the receiver answered {status}"),
+        ))
     }
 }
 
@@ -163,9 +173,15 @@ mod tests {
         let created = Utc::now();
         let first = settings.next_try(1, created, created).expect("a retry");
         let delay = (first - created).num_milliseconds();
-        assert!((3750..=6250).contains(&delay), "{delay} ms: 5 s with jitter");
+        assert!(
+            (3750..=6250).contains(&delay),
+            "{delay} ms: 5 s with jitter"
+        );
         let tenth = settings.next_try(12, created, created).expect("a retry");
-        assert!(tenth - created >= chrono::Duration::seconds(2700), "capped at an hour, jittered");
+        assert!(
+            tenth - created >= chrono::Duration::seconds(2700),
+            "capped at an hour, jittered"
+        );
         let late = created + chrono::Duration::hours(24);
         assert_eq!(settings.next_try(40, created, late), None, "24 h are over");
     }

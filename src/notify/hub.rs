@@ -129,8 +129,14 @@ mod tests {
     fn payloads_read_back() {
         let id = Uuid::new_v4();
         for wake in [
-            Wake { topic: Topic::Game(id), seq: 7 },
-            Wake { topic: Topic::Account(id), seq: 1 },
+            Wake {
+                topic: Topic::Game(id),
+                seq: 7,
+            },
+            Wake {
+                topic: Topic::Account(id),
+                seq: 1,
+            },
         ] {
             assert_eq!(Wake::parse(&wake.payload()), Some(wake));
         }
@@ -143,15 +149,27 @@ mod tests {
         let hub = Hub::new();
         let game = Topic::Game(Uuid::new_v4());
         let mut rx = hub.subscribe(game);
-        hub.wake(Wake { topic: game, seq: 3 });
+        hub.wake(Wake {
+            topic: game,
+            seq: 3,
+        });
         rx.changed().await.expect("woken");
         assert_eq!(*rx.borrow_and_update(), 3);
-        hub.wake(Wake { topic: game, seq: 2 });
-        assert!(!rx.has_changed().expect("open"), "an older seq wakes nobody");
+        hub.wake(Wake {
+            topic: game,
+            seq: 2,
+        });
+        assert!(
+            !rx.has_changed().expect("open"),
+            "an older seq wakes nobody"
+        );
         hub.wake_all();
         assert!(rx.has_changed().expect("open"));
         drop(rx);
-        hub.wake(Wake { topic: game, seq: 9 });
+        hub.wake(Wake {
+            topic: game,
+            seq: 9,
+        });
         assert_eq!(hub.waiting(), 0, "a topic nobody waits for is dropped");
     }
 }

@@ -54,7 +54,12 @@ impl Default for Settings {
 /// Where to resume: `Last-Event-ID` (what a reconnecting EventSource sends) wins over `after`;
 /// default 0 (from the start). Not a seq (≥ 0): 400 `invalid_after`.
 pub fn resume_from(req: &HttpRequest, after: Option<i64>) -> Result<i64, ServiceError> {
-    let bad = || ServiceError::new(Code::InvalidAfter, "Last-Event-ID and after must be a seq, 0 or more");
+    let bad = || {
+        ServiceError::new(
+            Code::InvalidAfter,
+            "Last-Event-ID and after must be a seq, 0 or more",
+        )
+    };
     let header = match req.headers().get("Last-Event-ID") {
         Some(value) => {
             let text = value.to_str().map_err(|_| bad())?.trim();
@@ -87,7 +92,9 @@ pub async fn open(
     let (tx, rx) = mpsc::channel(settings.buffer.max(1));
     actix_web::rt::spawn(pump(store.clone(), woken, after, first, read, settings, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|bytes| (Ok::<Bytes, Infallible>(bytes), rx))
+        rx.recv()
+            .await
+            .map(|bytes| (Ok::<Bytes, Infallible>(bytes), rx))
     });
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")

@@ -34,7 +34,10 @@ pub fn items(before: &GameRecord, status: GameStatus, seats: &[SeatRecord]) -> V
         .collect::<Vec<_>>());
     let seated = |list: &[SeatRecord], account: Uuid| list.iter().any(|s| s.account_id == account);
 
-    for joined in seats.iter().filter(|s| !seated(&before.seats, s.account_id)) {
+    for joined in seats
+        .iter()
+        .filter(|s| !seated(&before.seats, s.account_id))
+    {
         for other in seats.iter().filter(|s| s.account_id != joined.account_id) {
             let who = json!({ "seat": joined.seat, "username": joined.username, "seats": table });
             push(other.account_id, "player_joined", who);
@@ -67,10 +70,21 @@ pub fn items(before: &GameRecord, status: GameStatus, seats: &[SeatRecord]) -> V
         }
     }
     if status == GameStatus::Active {
-        let was_awaited =
-            |account: Uuid| before.seats.iter().any(|s| s.account_id == account && s.awaiting);
-        for seat in seats.iter().filter(|s| s.awaiting && !was_awaited(s.account_id)) {
-            push(seat.account_id, "your_turn", json!({ "seat": seat.seat, "seats": table }));
+        let was_awaited = |account: Uuid| {
+            before
+                .seats
+                .iter()
+                .any(|s| s.account_id == account && s.awaiting)
+        };
+        for seat in seats
+            .iter()
+            .filter(|s| s.awaiting && !was_awaited(s.account_id))
+        {
+            push(
+                seat.account_id,
+                "your_turn",
+                json!({ "seat": seat.seat, "seats": table }),
+            );
         }
     }
     out

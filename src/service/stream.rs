@@ -64,9 +64,13 @@ pub async fn events_page(
 ) -> Result<log_page::EventPage, ServiceError> {
     let wait = wait::checked(wait_secs)?;
     let read = move |s: &Store| log_page::page(s, &caller, id, after, limit);
-    wait::until(store, Topic::Game(id), wait, read, |p: &log_page::EventPage| {
-        !p.events.is_empty()
-    })
+    wait::until(
+        store,
+        Topic::Game(id),
+        wait,
+        read,
+        |p: &log_page::EventPage| !p.events.is_empty(),
+    )
     .await
 }
 
@@ -81,8 +85,12 @@ pub async fn feed_page(
     let wait = wait::checked(wait_secs)?;
     let account = caller.id;
     let read = move |s: &Store| feed::page(s, &caller, after, limit);
-    wait::until(store, Topic::Account(account), wait, read, |p: &feed::FeedPage| {
-        !p.items.is_empty()
-    })
+    wait::until(
+        store,
+        Topic::Account(account),
+        wait,
+        read,
+        |p: &feed::FeedPage| !p.items.is_empty(),
+    )
     .await
 }

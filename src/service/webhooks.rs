@@ -163,7 +163,9 @@ pub fn delete(store: &Store, caller: &Caller, id: Uuid) -> Result<(), ServiceErr
 /// A new secret (the old one stops at once); enables a disabled endpoint again.
 pub fn rotate(store: &Store, caller: &Caller, id: Uuid) -> Result<WebhookSecret, ServiceError> {
     let key = signing::new_key();
-    let webhook = store.rotate_webhook(caller.id, id, &key).map_err(not_found)?;
+    let webhook = store
+        .rotate_webhook(caller.id, id, &key)
+        .map_err(not_found)?;
     Ok(WebhookSecret {
         webhook: view(webhook),
         secret: format!("{}{key}", signing::SECRET_PREFIX),

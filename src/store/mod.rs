@@ -25,9 +25,9 @@ mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use feed::{NewFeedItem, StoredFeedItem};
+pub use types::*;
 pub use wake::Relay;
 pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
-pub use types::*;
 
 use std::sync::{Arc, Mutex};
 

@@ -71,7 +71,9 @@ pub struct Claimed {
 /// How an attempt went.
 #[derive(Clone, Debug)]
 pub enum Attempt {
-    Delivered { status: u16 },
+    Delivered {
+        status: u16,
+    },
     /// `retry_at` None: the retries are over; the delivery fails and its endpoint is disabled.
     Failed {
         status: Option<u16>,
@@ -231,7 +233,16 @@ fn claim(
             wo::attempts,
             wo::created_at,
         ))
-        .load::<(String, String, String, String, String, String, i32, NaiveDateTime)>(conn)?
+        .load::<(
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            i32,
+            NaiveDateTime,
+        )>(conn)?
         .into_iter()
         .map(
             |(id, endpoint, account, url, secret, body, attempts, created)| {
@@ -266,7 +277,12 @@ fn finish(
             status,
             error,
             retry_at: Some(retry),
-        } => ("pending", *status, Some(error.clone()), Some(retry.naive_utc())),
+        } => (
+            "pending",
+            *status,
+            Some(error.clone()),
+            Some(retry.naive_utc()),
+        ),
         Attempt::Failed {
             status,
             error,
@@ -374,7 +390,12 @@ impl Store {
 
     /// Replaces the signing secret of the account's endpoint `id` (and enables it again);
     /// NotFound when it has none.
-    pub fn rotate_webhook(&self, account: Uuid, id: Uuid, secret: &str) -> Result<Webhook, StoreError> {
+    pub fn rotate_webhook(
+        &self,
+        account: Uuid,
+        id: Uuid,
+        secret: &str,
+    ) -> Result<Webhook, StoreError> {
         self.write(|conn| {
             let target = we::table
                 .find(id.to_string())

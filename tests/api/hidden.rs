@@ -30,13 +30,20 @@ async fn answers(app: &TestApp, viewer: &Player, id: &str) -> Vec<(String, Value
     let path = format!("/v1/games/{id}/stream");
     let mut stream = crate::sse::Stream::open(app, &path, viewer.token(), None).await;
     let frames = stream.until(last, std::time::Duration::from_secs(10)).await;
-    assert_eq!(frames.last().map(|f| f.id), Some(last), "the stream reaches the log's end");
+    assert_eq!(
+        frames.last().map(|f| f.id),
+        Some(last),
+        "the stream reaches the log's end"
+    );
     out.push((
         path,
         Value::Array(frames.into_iter().map(|f| f.data).collect()),
     ));
     let res = app.get("/v1/me/feed?limit=500", viewer.token()).await;
-    out.push(("/v1/me/feed".to_string(), json_body(res, StatusCode::OK).await));
+    out.push((
+        "/v1/me/feed".to_string(),
+        json_body(res, StatusCode::OK).await,
+    ));
     // Refusals: a stale version and an illegal (or unauthorized) action.
     for body in [
         json!({ "version": 0, "action": { "type": "draw" } }),

@@ -30,7 +30,12 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 /// A started two-player game of ann and bob (one round to 50 points ends it).
 async fn two_player_game(app: &TestApp, table: &[Player]) -> String {
-    let created = create(app, &table[0], &json!({ "options": { "players": 2, "target": 50 } })).await;
+    let created = create(
+        app,
+        &table[0],
+        &json!({ "options": { "players": 2, "target": 50 } }),
+    )
+    .await;
     let id = created["id"].as_str().expect("id").to_string();
     join(app, &table[1], &id).await;
     id
@@ -64,7 +69,11 @@ async fn long_poll_answers_when_the_next_event_commits(app: TestApp) {
     let path = format!("/v1/games/{id}/events?after={last}&wait=1");
     let page = json_body(app.get(&path, table[0].token()).await, StatusCode::OK).await;
     assert_eq!(page["events"], json!([]));
-    assert!(started.elapsed() >= Duration::from_millis(900), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
 
     // A poll held while the next action commits answers with it, long before its wait.
     let path = format!("/v1/games/{id}/events?after={last}&wait=30");
@@ -83,7 +92,11 @@ async fn long_poll_answers_when_the_next_event_commits(app: TestApp) {
     for bad in ["61", "-1", "x"] {
         let path = format!("/v1/games/{id}/events?wait={bad}");
         let res = app.get(&path, table[0].token()).await;
-        let code = if bad == "61" { "invalid_wait" } else { "invalid_query" };
+        let code = if bad == "61" {
+            "invalid_wait"
+        } else {
+            "invalid_query"
+        };
         assert_problem(res, StatusCode::BAD_REQUEST, code).await;
     }
 }
@@ -119,7 +132,10 @@ async fn a_stream_resumed_at_random_points_sees_every_event_once_in_order(app: T
                 if end > 0 && seen.last().is_some_and(|f| f.id >= end) {
                     return (seen, reconnects);
                 }
-                assert!(started.elapsed() < Duration::from_secs(120), "the stream fell behind");
+                assert!(
+                    started.elapsed() < Duration::from_secs(120),
+                    "the stream fell behind"
+                );
             }
         })
     };
@@ -131,23 +147,53 @@ async fn a_stream_resumed_at_random_points_sees_every_event_once_in_order(app: T
     let (seen, reconnects) = reader.await.expect("the reader finishes");
     assert!(reconnects > 3, "the reader hung up {reconnects} times");
     let seqs: Vec<i64> = seen.iter().map(|f| f.id).collect();
-    assert_eq!(seqs, (1..=last).collect::<Vec<_>>(), "every event once, in order");
+    assert_eq!(
+        seqs,
+        (1..=last).collect::<Vec<_>>(),
+        "every event once, in order"
+    );
     for frame in &seen {
         assert_eq!(frame.data["seq"], frame.id, "the id is the event's seq");
     }
 
     // The stream shows what the log page shows (the same projection, R8).
     let page = json_body(
-        app.get(&format!("/v1/games/{id}/events?limit=500"), table[1].token()).await,
+        app.get(
+            &format!("/v1/games/{id}/events?limit=500"),
+            table[1].token(),
+        )
+        .await,
         StatusCode::OK,
     )
     .await;
-    let mut stream = Stream::open(&app, &format!("/v1/games/{id}/stream?after=0"), table[1].token(), None).await;
-    let streamed: Vec<Value> = stream.until(last, PATIENCE).await.into_iter().map(|f| f.data).collect();
+    let mut stream = Stream::open(
+        &app,
+        &format!("/v1/games/{id}/stream?after=0"),
+        table[1].token(),
+        None,
+    )
+    .await;
+    let streamed: Vec<Value> = stream
+        .until(last, PATIENCE)
+        .await
+        .into_iter()
+        .map(|f| f.data)
+        .collect();
     assert_eq!(Value::Array(streamed), page["events"]);
     // And `?after=` resumes as Last-Event-ID does.
-    let mut stream = Stream::open(&app, &format!("/v1/games/{id}/stream?after={}", last - 2), table[1].token(), None).await;
-    let tail: Vec<i64> = stream.until(last, PATIENCE).await.iter().map(|f| f.id).collect();
+    let mut stream = Stream::open(
+        &app,
+        &format!("/v1/games/{id}/stream?after={}", last - 2),
+        table[1].token(),
+        None,
+    )
+    .await;
+    let tail: Vec<i64> = stream
+        .until(last, PATIENCE)
+        .await
+        .iter()
+        .map(|f| f.id)
+        .collect();
     assert_eq!(tail, vec![last - 1, last]);
 }
 
@@ -170,7 +216,10 @@ async fn the_feed_tells_each_player_of_joins_starts_and_turns(app: TestApp) {
     let version = game["version"].as_i64().expect("version");
 
     let anns = feed(&app, ann, 0, 0).await;
-    assert!(kinds(&anns).starts_with(&["player_joined", "game_started"]), "{anns:?}");
+    assert!(
+        kinds(&anns).starts_with(&["player_joined", "game_started"]),
+        "{anns:?}"
+    );
     let bobs = feed(&app, bob, 0, 0).await;
     assert_eq!(kinds(&bobs)[0], "game_started", "{bobs:?}");
     for item in anns.iter().chain(&bobs) {
@@ -178,14 +227,27 @@ async fn the_feed_tells_each_player_of_joins_starts_and_turns(app: TestApp) {
         assert_eq!(item["game_version"], version);
     }
     let seqs: Vec<i64> = anns.iter().filter_map(|i| i["seq"].as_i64()).collect();
-    assert_eq!(seqs, (1..=anns.len() as i64).collect::<Vec<_>>(), "the account's own seq");
+    assert_eq!(
+        seqs,
+        (1..=anns.len() as i64).collect::<Vec<_>>(),
+        "the account's own seq"
+    );
     // Exactly one of them is told it is their turn.
-    let turns = [&anns, &bobs].iter().filter(|f| kinds(f).contains(&"your_turn")).count();
+    let turns = [&anns, &bobs]
+        .iter()
+        .filter(|f| kinds(f).contains(&"your_turn"))
+        .count();
     assert_eq!(turns, 1);
 
     // A refused action (a stale version) tells nobody: its transaction wrote nothing.
     for who in [ann, bob] {
-        let res = post_action(&app, who, &id, &json!({ "version": 0, "action": { "type": "draw" } })).await;
+        let res = post_action(
+            &app,
+            who,
+            &id,
+            &json!({ "version": 0, "action": { "type": "draw" } }),
+        )
+        .await;
         assert!(res.status().is_client_error());
     }
     assert_eq!(feed(&app, ann, 0, 0).await.len(), anns.len());
@@ -193,7 +255,11 @@ async fn the_feed_tells_each_player_of_joins_starts_and_turns(app: TestApp) {
 
     // Play until the turn passes: the player now awaited learns it on the stream and on a
     // long-poll held meanwhile.
-    let (waiting, mine) = if kinds(&anns).contains(&"your_turn") { (bob, &bobs) } else { (ann, &anns) };
+    let (waiting, mine) = if kinds(&anns).contains(&"your_turn") {
+        (bob, &bobs)
+    } else {
+        (ann, &anns)
+    };
     let after = mine.last().and_then(|i| i["seq"].as_i64()).unwrap_or(0);
     let mut stream = Stream::open(&app, "/v1/me/stream", waiting.token(), Some(after)).await;
     let poll = feed(&app, waiting, after, 30);
@@ -209,7 +275,10 @@ async fn the_feed_tells_each_player_of_joins_starts_and_turns(app: TestApp) {
     assert_eq!(frames.first().map(|f| f.id), Some(after + 1));
     assert_eq!(frames[0].data, polled[0], "the stream and the page agree");
     let everything = feed(&app, waiting, 0, 0).await;
-    assert!(kinds(&everything[mine.len()..]).contains(&"your_turn"), "{everything:?}");
+    assert!(
+        kinds(&everything[mine.len()..]).contains(&"your_turn"),
+        "{everything:?}"
+    );
     // Public facts only (R8): no rack, no stock, no card.
     for item in &everything {
         let text = item.to_string();
@@ -223,13 +292,31 @@ async fn an_idle_stream_gets_heartbeats(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
     let id = two_player_game(&app, &table).await;
     let last = last_seq(&app, table[0].token(), &id).await;
-    let mut stream = Stream::open(&app, &format!("/v1/games/{id}/stream"), table[0].token(), Some(last)).await;
+    let mut stream = Stream::open(
+        &app,
+        &format!("/v1/games/{id}/stream"),
+        table[0].token(),
+        Some(last),
+    )
+    .await;
     assert!(stream.next(Duration::from_millis(1500)).await.is_none());
-    assert!(stream.comments >= 1, "a heartbeat within 1.5 s (every 0.5 s here)");
-    let res = app.get(&format!("/v1/games/{}/stream", uuid::Uuid::new_v4()), table[0].token()).await;
+    assert!(
+        stream.comments >= 1,
+        "a heartbeat within 1.5 s (every 0.5 s here)"
+    );
+    let res = app
+        .get(
+            &format!("/v1/games/{}/stream", uuid::Uuid::new_v4()),
+            table[0].token(),
+        )
+        .await;
     assert_problem(res, StatusCode::NOT_FOUND, "game_not_found").await;
     let res = app
-        .request(reqwest::Method::GET, &format!("/v1/games/{id}/stream"), table[0].token())
+        .request(
+            reqwest::Method::GET,
+            &format!("/v1/games/{id}/stream"),
+            table[0].token(),
+        )
         .header("Last-Event-ID", "x")
         .send()
         .await
@@ -250,7 +337,9 @@ async fn second_server(app: &TestApp) -> (String, actix_web::dev::ServerHandle) 
         auth_per_minute: 0,
         ..Config::defaults()
     };
-    let server = Application::build(config).await.expect("the second server builds");
+    let server = Application::build(config)
+        .await
+        .expect("the second server builds");
     let address = format!("http://127.0.0.1:{}", server.port());
     let handle = server.handle();
     actix_web::rt::spawn(server.run_until_stopped());
@@ -290,7 +379,11 @@ async fn two_servers_on_one_postgres_wake_each_other() {
             .await
             .expect("on B's stream within 1 s");
         assert_eq!(frame.id, last + 1);
-        assert!(acted.elapsed() < Duration::from_secs(1), "{:?}", acted.elapsed());
+        assert!(
+            acted.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            acted.elapsed()
+        );
     }
     b_handle.stop(false).await;
 }

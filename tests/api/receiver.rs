@@ -76,14 +76,21 @@ impl Receiver {
     }
 
     /// Waits until `done` holds for what was received (or panics after `patience`).
-    pub async fn wait_for(&self, patience: Duration, done: impl Fn(&[Received]) -> bool) -> Vec<Received> {
+    pub async fn wait_for(
+        &self,
+        patience: Duration,
+        done: impl Fn(&[Received]) -> bool,
+    ) -> Vec<Received> {
         let deadline = std::time::Instant::now() + patience;
         loop {
             let got = self.received();
             if done(&got) {
                 return got;
             }
-            assert!(std::time::Instant::now() < deadline, "not received in time: {got:#?}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not received in time: {got:#?}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -118,7 +125,11 @@ fn serve(conn: TcpStream, state: &Mutex<State>) {
         return;
     }
     let body = String::from_utf8(body).expect("UTF-8 body");
-    let (id, timestamp, signature) = (header("webhook-id"), header("webhook-timestamp"), header("webhook-signature"));
+    let (id, timestamp, signature) = (
+        header("webhook-id"),
+        header("webhook-timestamp"),
+        header("webhook-signature"),
+    );
     let (mode, signed) = {
         let st = state.lock().expect("state");
         let signed = st
@@ -140,7 +151,11 @@ fn serve(conn: TcpStream, state: &Mutex<State>) {
         Mode::AlwaysFail => 500,
         Mode::FailFirst => {
             let first = state.lock().expect("state").tried.insert(id.clone());
-            if first { 500 } else { 200 }
+            if first {
+                500
+            } else {
+                200
+            }
         }
     };
     record(state, &id, &body, signed, status);
@@ -162,13 +177,17 @@ fn record(state: &Mutex<State>, id: &str, body: &str, signed: bool, answered: u1
 
 /// Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` under the key.
 fn verify(secret: &str, id: &str, timestamp: &str, body: &str, signature: &str) -> bool {
-    let Some(key) = secret.strip_prefix("whsec_").and_then(|k| STANDARD.decode(k).ok()) else {
+    let Some(key) = secret
+        .strip_prefix("whsec_")
+        .and_then(|k| STANDARD.decode(k).ok())
+    else {
         return false;
     };
     let fresh = timestamp
         .parse::<i64>()
         .is_ok_and(|t| (chrono::Utc::now().timestamp() - t).abs() < 300);
-    let mac = racko::notify::signing::hmac_sha256(&key, format!("{id}.{timestamp}.{body}").as_bytes());
+    let mac =
+        racko::notify::signing::hmac_sha256(&key, format!("{id}.{timestamp}.{body}").as_bytes());
     let expected = format!("v1,{}", STANDARD.encode(mac));
     fresh && signature.split(' ').any(|s| s == expected)
 }

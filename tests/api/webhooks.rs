@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp, TEST_JWT_SECRET};
 use crate::common::db::{enabled, TestBackend, TestDb};
-use crate::receiver::{Mode, Receiver, Received};
+use crate::receiver::{Mode, Received, Receiver};
 use crate::tables::{create, join, players, post_action, Player};
 
 both_stores!(internal_addresses_and_bad_endpoints_are_refused);
@@ -41,7 +41,11 @@ async fn webhook_app(backend: TestBackend, retry_for: Duration) -> Option<TestAp
 /// Registers `receiver` for `who`; returns the endpoint id.
 async fn register(app: &TestApp, who: &Player, receiver: &Receiver) -> String {
     let res = app
-        .post_json("/v1/me/webhooks", who.token(), &json!({ "url": receiver.url }))
+        .post_json(
+            "/v1/me/webhooks",
+            who.token(),
+            &json!({ "url": receiver.url }),
+        )
         .await;
     let created = json_body(res, StatusCode::CREATED).await;
     let secret = created["secret"].as_str().expect("secret");
@@ -51,7 +55,11 @@ async fn register(app: &TestApp, who: &Player, receiver: &Receiver) -> String {
 }
 
 async fn feed_seqs(app: &TestApp, who: &Player) -> Vec<i64> {
-    let page = json_body(app.get("/v1/me/feed?limit=500", who.token()).await, StatusCode::OK).await;
+    let page = json_body(
+        app.get("/v1/me/feed?limit=500", who.token()).await,
+        StatusCode::OK,
+    )
+    .await;
     page["items"]
         .as_array()
         .expect("items")
@@ -86,21 +94,36 @@ async fn deliveries_are_signed_retried_and_logged(backend: TestBackend) {
     let table = players(&app, &["ann", "bob"]).await;
     let (ann, bob) = (&table[0], &table[1]);
     let endpoint = register(&app, ann, &receiver).await;
-    let list = json_body(app.get("/v1/me/webhooks", ann.token()).await, StatusCode::OK).await;
+    let list = json_body(
+        app.get("/v1/me/webhooks", ann.token()).await,
+        StatusCode::OK,
+    )
+    .await;
     assert_eq!(list["webhooks"][0]["id"], endpoint.as_str());
-    assert!(list.to_string().find("whsec_").is_none(), "the secret is shown once: {list}");
+    assert!(
+        list.to_string().find("whsec_").is_none(),
+        "the secret is shown once: {list}"
+    );
 
     let created = create(&app, ann, &json!({ "options": { "players": 2 } })).await;
     let id = created["id"].as_str().expect("id").to_string();
     join(&app, bob, &id).await;
     // A refused action (a stale version) commits nothing, so it delivers nothing.
     for who in [ann, bob] {
-        let res = post_action(&app, who, &id, &json!({ "version": 0, "action": { "type": "draw" } })).await;
+        let res = post_action(
+            &app,
+            who,
+            &id,
+            &json!({ "version": 0, "action": { "type": "draw" } }),
+        )
+        .await;
         assert!(res.status().is_client_error());
     }
     let seqs: BTreeSet<i64> = feed_seqs(&app, ann).await.into_iter().collect();
     assert!(seqs.len() >= 2, "joined and started: {seqs:?}");
-    let got = receiver.wait_for(PATIENCE, |got| delivered(got) == seqs).await;
+    let got = receiver
+        .wait_for(PATIENCE, |got| delivered(got) == seqs)
+        .await;
 
     for r in &got {
         assert!(r.signed, "a valid signature on every attempt: {r:?}");
@@ -113,8 +136,14 @@ async fn deliveries_are_signed_retried_and_logged(backend: TestBackend) {
     }
     // Every delivery was refused once and came again with the same webhook-id.
     for seq in &seqs {
-        let tries: Vec<&Received> = got.iter().filter(|r| r.body["data"]["seq"] == *seq).collect();
-        assert_eq!(tries.iter().map(|r| r.answered).collect::<Vec<_>>(), vec![500, 200]);
+        let tries: Vec<&Received> = got
+            .iter()
+            .filter(|r| r.body["data"]["seq"] == *seq)
+            .collect();
+        assert_eq!(
+            tries.iter().map(|r| r.answered).collect::<Vec<_>>(),
+            vec![500, 200]
+        );
         assert_eq!(tries[0].id, tries[1].id);
     }
     let path = format!("/v1/me/webhooks/{endpoint}/deliveries");
@@ -122,13 +151,39 @@ async fn deliveries_are_signed_retried_and_logged(backend: TestBackend) {
     let log = log["deliveries"].as_array().expect("deliveries").clone();
     assert_eq!(log.len(), seqs.len(), "{log:?}");
     for d in &log {
-        assert_eq!((d["status"].clone(), d["attempts"].clone(), d["last_status"].clone()), (json!("delivered"), json!(2), json!(200)), "{d}");
+        assert_eq!(
+            (
+                d["status"].clone(),
+                d["attempts"].clone(),
+                d["last_status"].clone()
+            ),
+            (json!("delivered"), json!(2), json!(200)),
+            "{d}"
+        );
     }
     // Somebody else's log is not found; deleting ends the endpoint.
-    assert_problem(app.get(&path, bob.token()).await, StatusCode::NOT_FOUND, "webhook_not_found").await;
-    let res = app.request(reqwest::Method::DELETE, &format!("/v1/me/webhooks/{endpoint}"), ann.token()).send().await.expect("sent");
+    assert_problem(
+        app.get(&path, bob.token()).await,
+        StatusCode::NOT_FOUND,
+        "webhook_not_found",
+    )
+    .await;
+    let res = app
+        .request(
+            reqwest::Method::DELETE,
+            &format!("/v1/me/webhooks/{endpoint}"),
+            ann.token(),
+        )
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(res.status(), StatusCode::NO_CONTENT);
-    assert_problem(app.get(&path, ann.token()).await, StatusCode::NOT_FOUND, "webhook_not_found").await;
+    assert_problem(
+        app.get(&path, ann.token()).await,
+        StatusCode::NOT_FOUND,
+        "webhook_not_found",
+    )
+    .await;
 }
 
 #[actix_web::test]
@@ -155,7 +210,12 @@ async fn a_failing_endpoint_is_disabled_and_the_account_told(backend: TestBacken
     let mut told = None;
     for _ in 0..10 {
         let page = json_body(app.get(path, table[0].token()).await, StatusCode::OK).await;
-        told = page["items"].as_array().expect("items").iter().find(|i| i["kind"] == "webhook_disabled").cloned();
+        told = page["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|i| i["kind"] == "webhook_disabled")
+            .cloned();
         if told.is_some() {
             break;
         }
@@ -164,34 +224,86 @@ async fn a_failing_endpoint_is_disabled_and_the_account_told(backend: TestBacken
     let told = told.expect("the feed says the endpoint was disabled");
     assert_eq!(told["data"]["webhook_id"], endpoint.as_str());
     assert_eq!(told["game_id"], Value::Null);
-    let list = json_body(app.get("/v1/me/webhooks", table[0].token()).await, StatusCode::OK).await;
+    let list = json_body(
+        app.get("/v1/me/webhooks", table[0].token()).await,
+        StatusCode::OK,
+    )
+    .await;
     assert_eq!(list["webhooks"][0]["enabled"], false);
-    let log = json_body(app.get(&format!("/v1/me/webhooks/{endpoint}/deliveries"), table[0].token()).await, StatusCode::OK).await;
+    let log = json_body(
+        app.get(
+            &format!("/v1/me/webhooks/{endpoint}/deliveries"),
+            table[0].token(),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
     for d in log["deliveries"].as_array().expect("deliveries") {
         assert_eq!(d["status"], "failed", "{d}");
     }
     // Rotating gives a new secret and enables it again.
-    let res = app.post_json(&format!("/v1/me/webhooks/{endpoint}/rotate"), table[0].token(), &json!({})).await;
+    let res = app
+        .post_json(
+            &format!("/v1/me/webhooks/{endpoint}/rotate"),
+            table[0].token(),
+            &json!({}),
+        )
+        .await;
     let rotated = json_body(res, StatusCode::OK).await;
     assert_eq!(rotated["webhook"]["enabled"], true);
-    assert!(rotated["secret"].as_str().is_some_and(|s| s.starts_with("whsec_")));
+    assert!(rotated["secret"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("whsec_")));
 }
 
 async fn internal_addresses_and_bad_endpoints_are_refused(app: TestApp) {
     let table = players(&app, &["ann"]).await;
     let ann = table[0].token();
-    for url in ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://10.0.0.1/", "http://[::1]/", "http://169.254.169.254/latest"] {
-        let res = app.post_json("/v1/me/webhooks", ann, &json!({ "url": url })).await;
-        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "webhook_address_refused").await;
+    for url in [
+        "http://127.0.0.1:9/hook",
+        "http://localhost/hook",
+        "http://10.0.0.1/",
+        "http://[::1]/",
+        "http://169.254.169.254/latest",
+    ] {
+        let res = app
+            .post_json("/v1/me/webhooks", ann, &json!({ "url": url }))
+            .await;
+        assert_problem(
+            res,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "webhook_address_refused",
+        )
+        .await;
     }
-    for url in ["ftp://example.com/", "no url", "http://user:pw@example.com/"] {
-        let res = app.post_json("/v1/me/webhooks", ann, &json!({ "url": url })).await;
+    for url in [
+        "ftp://example.com/",
+        "no url",
+        "http://user:pw@example.com/",
+    ] {
+        let res = app
+            .post_json("/v1/me/webhooks", ann, &json!({ "url": url }))
+            .await;
         assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_webhook_url").await;
     }
-    let res = app.post_json("/v1/me/webhooks", ann, &json!({ "url": "http://127.0.0.1/", "kinds": ["racks"] })).await;
-    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_webhook_kind").await;
+    let res = app
+        .post_json(
+            "/v1/me/webhooks",
+            ann,
+            &json!({ "url": "http://127.0.0.1/", "kinds": ["racks"] }),
+        )
+        .await;
+    assert_problem(
+        res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid_webhook_kind",
+    )
+    .await;
     let nobody = uuid::Uuid::new_v4();
-    let res = app.post_json(&format!("/v1/me/webhooks/{nobody}/rotate"), ann, &json!({})).await;
+    let res = app
+        .post_json(&format!("/v1/me/webhooks/{nobody}/rotate"), ann, &json!({}))
+        .await;
     assert_problem(res, StatusCode::NOT_FOUND, "webhook_not_found").await;
     let list = json_body(app.get("/v1/me/webhooks", ann).await, StatusCode::OK).await;
     assert_eq!(list["webhooks"], json!([]));
@@ -232,7 +344,9 @@ impl Server {
     }
 
     async fn post(&self, path: &str, token: Option<&str>, body: Value) -> reqwest::Response {
-        let mut req = reqwest::Client::new().post(format!("{}{path}", self.address)).json(&body);
+        let mut req = reqwest::Client::new()
+            .post(format!("{}{path}", self.address))
+            .json(&body);
         if let Some(token) = token {
             req = req.bearer_auth(token);
         }
@@ -268,14 +382,46 @@ async fn a_server_killed_mid_delivery_loses_nothing(backend: TestBackend) {
 
     let mut tokens = Vec::new();
     for name in ["ann", "bob"] {
-        let res = first.post("/v1/accounts", None, json!({ "username": name, "password": "correct horse battery" })).await;
-        tokens.push(json_body(res, StatusCode::CREATED).await["token"].as_str().expect("token").to_string());
+        let res = first
+            .post(
+                "/v1/accounts",
+                None,
+                json!({ "username": name, "password": "correct horse battery" }),
+            )
+            .await;
+        tokens.push(
+            json_body(res, StatusCode::CREATED).await["token"]
+                .as_str()
+                .expect("token")
+                .to_string(),
+        );
     }
-    let res = first.post("/v1/me/webhooks", Some(&tokens[0]), json!({ "url": receiver.url })).await;
-    receiver.set_secret(json_body(res, StatusCode::CREATED).await["secret"].as_str().expect("secret"));
-    let res = first.post("/v1/games", Some(&tokens[0]), json!({ "options": { "players": 2 } })).await;
-    let id = json_body(res, StatusCode::CREATED).await["id"].as_str().expect("id").to_string();
-    let res = first.post(&format!("/v1/games/{id}/join"), Some(&tokens[1]), json!({})).await;
+    let res = first
+        .post(
+            "/v1/me/webhooks",
+            Some(&tokens[0]),
+            json!({ "url": receiver.url }),
+        )
+        .await;
+    receiver.set_secret(
+        json_body(res, StatusCode::CREATED).await["secret"]
+            .as_str()
+            .expect("secret"),
+    );
+    let res = first
+        .post(
+            "/v1/games",
+            Some(&tokens[0]),
+            json!({ "options": { "players": 2 } }),
+        )
+        .await;
+    let id = json_body(res, StatusCode::CREATED).await["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let res = first
+        .post(&format!("/v1/games/{id}/join"), Some(&tokens[1]), json!({}))
+        .await;
     json_body(res, StatusCode::OK).await;
 
     // The first process has committed and is delivering (the receiver holds the request):
@@ -299,7 +445,9 @@ async fn a_server_killed_mid_delivery_loses_nothing(backend: TestBackend) {
         .filter_map(|i| i["seq"].as_i64())
         .collect();
     assert!(seqs.len() >= 2);
-    let got = receiver.wait_for(PATIENCE, |got| delivered(got) == seqs).await;
+    let got = receiver
+        .wait_for(PATIENCE, |got| delivered(got) == seqs)
+        .await;
     assert!(got.iter().all(|r| r.signed), "{got:#?}");
     drop(second);
 }
