@@ -321,7 +321,7 @@ impl Server {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let child = Command::new(env!("CARGO_BIN_EXE_racko"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_racko"))
             .arg("serve")
             .env("DATABASE_URL", url)
             .env("RACKO_BIND", format!("127.0.0.1:{port}"))
@@ -340,6 +340,8 @@ impl Server {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("racko serve did not come up on {address}");
     }
 
