@@ -86,6 +86,23 @@ impl Application {
             config.idempotency_ttl,
             config.housekeeping_every,
         ));
+        actix_web::rt::spawn(crate::notify::deliver::run(
+            store.clone(),
+            crate::notify::deliver::Settings {
+                poll: config.webhook_poll,
+                timeout: config.webhook_timeout,
+                retry_base: config.webhook_retry_base,
+                retry_for: config.webhook_retry_for,
+                allow_private: config.webhooks_allow_private,
+            },
+        ));
+        // PostgreSQL: other processes' commits wake this process's streams and long-polls.
+        if let Some(relay) = store.relay() {
+            std::thread::Builder::new()
+                .name("racko-wakeups".into())
+                .spawn(move || relay.run())
+                .context("cannot start the wake-up listener")?;
+        }
         let state = web::Data::new(AppState {
             throttle,
             store,

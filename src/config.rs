@@ -160,6 +160,18 @@ pub struct ConfigArgs {
     /// origins such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.
     #[arg(global = true, long, env = "RACKO_CORS_ORIGINS")]
     pub cors_origins: Option<String>,
+    /// Allow webhook URLs that resolve to loopback, private or link-local addresses (tests, a
+    /// private deployment). Off: such URLs are refused.
+    #[arg(global = true, long, env = "RACKO_WEBHOOKS_ALLOW_PRIVATE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub webhooks_allow_private: bool,
+    /// Seconds a webhook receiver has to answer a delivery.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_WEBHOOK_TIMEOUT_SECS",
+        default_value_t = 10
+    )]
+    pub webhook_timeout_secs: u64,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -223,6 +235,17 @@ pub struct Config {
     pub housekeeping_every: Duration,
     /// Exact origins allowed to call from a browser (CORS), lowercase; empty: CORS is off.
     pub cors_origins: Vec<String>,
+    /// A comment line on idle Server-Sent Event streams this often (not an option: tests
+    /// shorten it).
+    pub stream_heartbeat: Duration,
+    pub webhooks_allow_private: bool,
+    pub webhook_timeout: Duration,
+    /// How often an idle webhook worker looks for due deliveries (not an option).
+    pub webhook_poll: Duration,
+    /// The pause after a delivery's first failed attempt, doubled after each (not an option).
+    pub webhook_retry_base: Duration,
+    /// How long a delivery is retried (not an option: 24 h; tests shorten it).
+    pub webhook_retry_for: Duration,
 }
 
 impl Config {
@@ -248,6 +271,12 @@ impl Config {
             idempotency_ttl: Duration::from_secs(DEFAULT_IDEMPOTENCY_TTL_SECS),
             housekeeping_every: Duration::from_secs(60),
             cors_origins: Vec::new(),
+            stream_heartbeat: Duration::from_secs(15),
+            webhooks_allow_private: false,
+            webhook_timeout: Duration::from_secs(10),
+            webhook_poll: Duration::from_millis(500),
+            webhook_retry_base: Duration::from_secs(5),
+            webhook_retry_for: Duration::from_secs(24 * 3600),
         }
     }
 
@@ -273,6 +302,8 @@ impl Config {
             behind_proxy: args.behind_proxy,
             metrics_token: args.metrics_token.filter(|t| !t.expose().is_empty()),
             idempotency_ttl: Duration::from_secs(args.idempotency_ttl_secs),
+            webhooks_allow_private: args.webhooks_allow_private,
+            webhook_timeout: Duration::from_secs(args.webhook_timeout_secs),
             cors_origins: args
                 .cors_origins
                 .iter()
@@ -300,6 +331,9 @@ impl Config {
         }
         if self.idempotency_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_IDEMPOTENCY_TTL_SECS"));
+        }
+        if self.webhook_timeout.is_zero() {
+            return Err(ConfigError::Zero("RACKO_WEBHOOK_TIMEOUT_SECS"));
         }
         if self.token_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_TOKEN_TTL_SECS"));
@@ -536,6 +570,8 @@ mod tests {
             db_statement_timeout_ms: 10_000,
             db_connect_timeout_ms: 2000,
             cors_origins: None,
+            webhooks_allow_private: false,
+            webhook_timeout_secs: 10,
         }
     }
 

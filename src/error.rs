@@ -74,6 +74,7 @@ codes! {
     VersionRequired = "version_required",
     InvalidAfter = "invalid_after",
     InvalidLimit = "invalid_limit",
+    InvalidWait = "invalid_wait",
     InvalidCursor = "invalid_cursor",
     InvalidSeq = "invalid_seq",
     InvalidTimeRange = "invalid_time_range",
@@ -105,6 +106,12 @@ codes! {
     InviteCodeTaken = "invite_code_taken",
     UnknownRulesVersion = "unknown_rules_version",
     ExplainNeedsPostgres = "explain_needs_postgres",
+    // Webhooks (issue 10).
+    WebhookNotFound = "webhook_not_found",
+    InvalidWebhookUrl = "invalid_webhook_url",
+    WebhookAddressRefused = "webhook_address_refused",
+    InvalidWebhookKind = "invalid_webhook_kind",
+    TooManyWebhooks = "too_many_webhooks",
     // The rules (R1..R9): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

@@ -14,6 +14,7 @@ pub mod housekeeping;
 pub mod http;
 pub mod malloc;
 pub mod metrics;
+pub mod notify;
 pub mod service;
 pub mod store;
 pub mod telemetry;

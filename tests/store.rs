@@ -105,6 +105,7 @@ fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
         events,
         at: racko::store::now(),
         idempotency: None,
+        feed: vec![],
     }
 }
 

@@ -117,10 +117,16 @@ pub struct EventsQuery {
     /// 1..=500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Long-poll: when there is no event after `after` yet, wait up to this many seconds for
+    /// one (0..=60, default 0: answer at once). Answers as soon as an event exists.
+    #[param(minimum = 0, maximum = 60)]
+    pub wait: Option<u64>,
 }
 
 /// The game's log after `after`, projected for the caller: players see their own cards,
 /// everyone else the public facts; an ended round and a finished game are public (R8.2).
+/// With `wait`, a long-poll: the answer comes when the next event is committed (on any server
+/// process) or, empty, after `wait` seconds.
 #[utoipa::path(get, path = "/v1/games/{id}/events", tag = "play",
     params(("id" = Uuid, Path, description = "The game"), EventsQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
@@ -129,7 +135,7 @@ pub struct EventsQuery {
             headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
         (status = 304, description = "Not modified: `If-None-Match` names this page's `ETag`. No body.",
             headers(("ETag" = String, description = "A hash of this page as the caller sees it"))),
-        (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`"),
+        (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`, `invalid_wait`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
     ))]
@@ -141,8 +147,14 @@ pub async fn list_events(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
-    let page: EventPage = state
-        .db(move |store| service::log_page::page(store, &caller, id, query.after, query.limit))
-        .await?;
+    let page: EventPage = service::stream::events_page(
+        &state.store,
+        caller,
+        id,
+        query.after,
+        query.limit,
+        query.wait,
+    )
+    .await?;
     conditional(&req, None, &page)
 }

@@ -15,7 +15,9 @@ pub mod observe;
 pub mod openapi;
 pub mod ops;
 pub mod problem;
+pub mod stream;
 pub mod throttle;
+pub mod webhooks;
 
 use actix_web::web;
 
@@ -24,6 +26,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     ops::configure(cfg);
     accounts::configure(cfg);
     games::configure(cfg);
+    stream::configure(cfg);
+    webhooks::configure(cfg);
     lobby::configure(cfg);
     audit::configure(cfg);
     openapi::configure(cfg);

@@ -52,6 +52,14 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::games::get_game,
         http::games::post_action,
         http::games::list_events,
+        http::stream::game_stream,
+        http::stream::my_stream,
+        http::stream::my_feed,
+        http::webhooks::create_webhook,
+        http::webhooks::list_webhooks,
+        http::webhooks::delete_webhook,
+        http::webhooks::rotate_webhook,
+        http::webhooks::webhook_deliveries,
     ),
     components(schemas(
         Problem,
@@ -66,6 +74,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         (name = "accounts", description = "Accounts, guests and tokens"),
         (name = "audit", description = "Replay, export and verification of games; admin audit queries"),
         (name = "lobby", description = "Creating, joining and leaving games; the lobby and the inbox"),
+        (name = "notifications", description = "Server-Sent Events of a game's log and of the account feed; the feed as a long-polled page; webhooks"),
         (name = "ops", description = "Health, readiness and metrics"),
         (name = "play", description = "A game as the caller sees it, actions and the event log"),
     )

@@ -37,6 +37,7 @@ pub fn status(code: Code) -> StatusCode {
         | VersionMismatch
         | InvalidAfter
         | InvalidLimit
+        | InvalidWait
         | InvalidCursor
         | InvalidSeq
         | InvalidTimeRange
@@ -44,24 +45,46 @@ pub fn status(code: Code) -> StatusCode {
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials => StatusCode::UNAUTHORIZED,
         Forbidden | NotAPlayer | AdminOnly | TestModeDisabled => StatusCode::FORBIDDEN,
-        NotFound | GameNotFound | PlayerNotFound => StatusCode::NOT_FOUND,
+        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
         | GameCancelled | GameNotFinished | GameBusy | StaleVersion | SeatTaken
-        | InviteCodeTaken | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion => {
+        | InviteCodeTaken | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion
+        | TooManyWebhooks => {
             StatusCode::CONFLICT
         }
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
         UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        InvalidBody | InvalidUsername | InvalidPassword | IdempotencyKeyReused | InvalidOptions
-        | InvalidStackedDeck | SeatOutOfRange | SlotOutOfRange | GameOver | RoundNotStarted
-        | RoundInProgress | NotYourTurn | NotDealer | WrongPhase | SlotOccupied
-        | DiscardNotTakeable | CardAlreadyDrawn | NoCardDrawn | EventPending | StockEmpty
-        | InvalidSwapTarget | NotANumberCard | RackNotInOrder => StatusCode::UNPROCESSABLE_ENTITY,
+        InvalidBody
+        | InvalidUsername
+        | InvalidPassword
+        | IdempotencyKeyReused
+        | InvalidOptions
+        | InvalidStackedDeck
+        | SeatOutOfRange
+        | SlotOutOfRange
+        | GameOver
+        | RoundNotStarted
+        | RoundInProgress
+        | NotYourTurn
+        | NotDealer
+        | WrongPhase
+        | SlotOccupied
+        | DiscardNotTakeable
+        | CardAlreadyDrawn
+        | NoCardDrawn
+        | EventPending
+        | StockEmpty
+        | InvalidSwapTarget
+        | NotANumberCard
+        | RackNotInOrder
+        | InvalidWebhookUrl
+        | WebhookAddressRefused
+        | InvalidWebhookKind => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

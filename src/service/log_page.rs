@@ -72,7 +72,7 @@ impl<'a> Projection<'a> {
         }
     }
 
-    fn stored(&self, stored: &StoredEvent) -> Result<EventEntry, ServiceError> {
+    pub(crate) fn stored(&self, stored: &StoredEvent) -> Result<EventEntry, ServiceError> {
         let event = LogEvent::from_payload(&stored.payload)?;
         Ok(self.entry(
             stored.seq,

@@ -6,6 +6,7 @@
 //! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
+pub mod feed;
 pub mod idempotency;
 pub mod lists;
 pub mod lobby;
@@ -13,7 +14,10 @@ pub mod log_event;
 pub mod log_page;
 pub mod play;
 mod random;
+pub mod stream;
+pub mod tails;
 pub mod view;
+pub mod webhooks;
 pub mod write;
 
 pub use idempotency::{IdempotencyKey, Reply};

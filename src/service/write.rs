@@ -142,7 +142,9 @@ fn write_one<T: Serialize>(
     for seat in &mut decision.seats {
         seat.awaiting = awaiting.contains(&seat.seat);
     }
+    let feed = super::feed::items(game, decision.status, &decision.seats);
     let mut change = GameChange {
+        feed,
         state: decision.state,
         status: decision.status,
         seats: decision.seats,

@@ -11,6 +11,7 @@ mod accounts;
 mod audit;
 mod conn;
 mod error;
+mod feed;
 mod games;
 mod list;
 mod migrate;
@@ -19,9 +20,14 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod types;
+mod wake;
+mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
+pub use feed::{NewFeedItem, StoredFeedItem};
 pub use types::*;
+pub use wake::Relay;
+pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -33,6 +39,8 @@ use uuid::Uuid;
 
 pub use conn::Waits;
 use conn::{lock, sqlite_write_lock, write_tx, AnyConnection, Manager, Target};
+
+use crate::notify::{Hub, Topic, Wake};
 
 /// libpq is built here with its own OpenSSL, which by default cleans up in an `atexit` handler:
 /// a pool thread still holding a TLS connection when the process exits then crashes it
@@ -52,6 +60,8 @@ pub struct Store {
     waits: Waits,
     /// The last try to connect failed (shared with the pool's [`Manager`]).
     down: Arc<AtomicBool>,
+    /// Who waits for which game or feed in this process; woken after each commit.
+    hub: Arc<Hub>,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -95,6 +105,7 @@ impl Store {
             write_lock,
             waits,
             down,
+            hub: wake::new_hub(),
         })
     }
 
@@ -179,7 +190,13 @@ impl Store {
         events: &[NewEvent],
         idempotency: Option<&IdempotencyRecord>,
     ) -> Result<GameRecord, StoreError> {
-        self.write(|conn| games::insert_game(conn, game, events, idempotency))
+        let record = self.write(|conn| {
+            let record = games::insert_game(conn, game, events, idempotency)?;
+            wake::announce(conn, &[game_wake(&record)])?;
+            Ok::<_, StoreError>(record)
+        })?;
+        self.hub.wake(game_wake(&record));
+        Ok(record)
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
@@ -213,13 +230,50 @@ impl Store {
         id: Uuid,
         decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
-        self.write(|conn| {
+        let (written, answer, wakes) = self.write(|conn| {
             games::lock_game(conn, id)?;
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
             let written = games::apply_change(conn, &current, &change)?;
-            Ok((written, answer))
-        })
+            // The feed items and the wake-ups commit (or roll back) with the change.
+            let mut wakes = feed::append(conn, &written, &change.feed)?;
+            wakes.push(game_wake(&written));
+            wake::announce(conn, &wakes)?;
+            Ok::<_, UpdateError<E>>((written, answer, wakes))
+        })?;
+        for wake in wakes {
+            self.hub.wake(wake);
+        }
+        Ok((written, answer))
+    }
+
+    // ---- notifications ----
+
+    /// This process's hub: subscribe to a game or an account feed before reading it.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
+    /// PostgreSQL: what relays other processes' commits to this hub (run it on a thread);
+    /// None on SQLite, where every writer is in this process and wakes the hub itself.
+    pub fn relay(&self) -> Option<Relay> {
+        match &self.target {
+            Target::Pg(url) => Some(Relay {
+                url: url.clone(),
+                hub: Arc::downgrade(&self.hub),
+            }),
+            Target::Sqlite(_) => None,
+        }
+    }
+
+    /// Items of `account`'s feed with seq > `after`, ascending, at most `limit`.
+    pub fn feed(
+        &self,
+        account: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredFeedItem>, StoreError> {
+        feed::read(&mut *self.conn()?, account, after, limit)
     }
 
     /// Events of a game with seq > `after`, ascending, at most `limit`.
@@ -292,5 +346,12 @@ impl Store {
         };
         let mut conn = self.conn()?;
         write_tx(&mut conn, f)
+    }
+}
+
+fn game_wake(game: &GameRecord) -> Wake {
+    Wake {
+        topic: Topic::Game(game.id),
+        seq: game.last_seq,
     }
 }

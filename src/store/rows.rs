@@ -42,7 +42,7 @@ pub fn enum_from_text<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, 
         .map_err(|e| bad_data(what, e))
 }
 
-fn utc(t: NaiveDateTime) -> DateTime<Utc> {
+pub fn utc(t: NaiveDateTime) -> DateTime<Utc> {
     t.and_utc()
 }
 

@@ -73,6 +73,56 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    account_feed_heads (account_id) {
+        account_id -> Text,
+        last_seq -> BigInt,
+    }
+}
+
+diesel::table! {
+    account_feed (account_id, seq) {
+        account_id -> Text,
+        seq -> BigInt,
+        kind -> Text,
+        game_id -> Nullable<Text>,
+        game_version -> Nullable<BigInt>,
+        payload -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_endpoints (id) {
+        id -> Text,
+        account_id -> Text,
+        url -> Text,
+        kinds -> Text,
+        secret -> Text,
+        enabled -> Bool,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_outbox (id) {
+        id -> Text,
+        endpoint_id -> Text,
+        feed_seq -> BigInt,
+        kind -> Text,
+        body -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_at -> Timestamp,
+        claimed_until -> Nullable<Timestamp>,
+        last_status -> Nullable<Integer>,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::joinable!(webhook_outbox -> webhook_endpoints (endpoint_id));
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(game_events -> games (game_id));
 
@@ -83,4 +133,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_seats,
     game_events,
     idempotency_keys,
+    account_feed_heads,
+    account_feed,
+    webhook_endpoints,
+    webhook_outbox,
 );

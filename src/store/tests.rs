@@ -84,6 +84,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         }],
         at: crate::store::now(),
         idempotency: None,
+        feed: vec![],
     };
     let apply = |record: &GameRecord| {
         let mut conn = store.conn().expect("a connection");

@@ -199,6 +199,8 @@ pub struct GameChange {
     /// From [`now`]: the game's `updated_at` and the time of its new events.
     pub at: DateTime<Utc>,
     pub idempotency: Option<IdempotencyRecord>,
+    /// Account feed items this change causes (issue 10), written in its transaction.
+    pub feed: Vec<super::NewFeedItem>,
 }
 
 /// Why `Store::update_game` wrote nothing: the store failed, or the decision refused.

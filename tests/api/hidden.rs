@@ -1,5 +1,5 @@
 //! R8: as bob (and as a spectator) in a stacked game, no answer of any endpoint — views,
-//! events, lists, action answers, errors — shows a number card of ann's rack or of the stock
+//! events, event streams, the account feed, lists, action answers, errors — shows a number card of ann's rack or of the stock
 //! that the viewer may not see. With a stacked deck every secret value is known at each step.
 
 use std::collections::BTreeSet;
@@ -25,6 +25,25 @@ async fn answers(app: &TestApp, viewer: &Player, id: &str) -> Vec<(String, Value
         let res = app.get(&path, viewer.token()).await;
         out.push((path, json_body(res, StatusCode::OK).await));
     }
+    // Issue 10: the game's stream (the whole log so far) and the account feed.
+    let last = crate::sse::last_seq(app, viewer.token(), id).await;
+    let path = format!("/v1/games/{id}/stream");
+    let mut stream = crate::sse::Stream::open(app, &path, viewer.token(), None).await;
+    let frames = stream.until(last, std::time::Duration::from_secs(10)).await;
+    assert_eq!(
+        frames.last().map(|f| f.id),
+        Some(last),
+        "the stream reaches the log's end"
+    );
+    out.push((
+        path,
+        Value::Array(frames.into_iter().map(|f| f.data).collect()),
+    ));
+    let res = app.get("/v1/me/feed?limit=500", viewer.token()).await;
+    out.push((
+        "/v1/me/feed".to_string(),
+        json_body(res, StatusCode::OK).await,
+    ));
     // Refusals: a stale version and an illegal (or unauthorized) action.
     for body in [
         json!({ "version": 0, "action": { "type": "draw" } }),

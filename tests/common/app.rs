@@ -68,6 +68,8 @@ pub async fn spawn_app_on(db: TestDb, customize: impl FnOnce(&mut Config)) -> Te
             statement: Duration::from_secs(30),
             connect: Duration::from_secs(10),
         },
+        // Idle streams show a heartbeat within a test's patience.
+        stream_heartbeat: Duration::from_millis(500),
         ..Config::defaults()
     };
     customize(&mut config);

@@ -1,0 +1,146 @@
+//! Notification endpoints (issue 10): Server-Sent Events of a game's log and of the caller's
+//! feed, and the feed as a (long-polled) page. The long-poll of a game's log is `wait` on
+//! `GET /v1/games/{id}/events` (`http::games`).
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use super::helpers::caller;
+use crate::{
+    app::AppState,
+    auth::CurrentUser,
+    error::ServiceError,
+    notify::{sse, Topic},
+    service::{self, feed::FeedPage},
+};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/v1/games/{id}/stream").route(web::get().to(game_stream)))
+        .service(web::resource("/v1/me/stream").route(web::get().to(my_stream)))
+        .service(web::resource("/v1/me/feed").route(web::get().to(my_feed)));
+}
+
+#[derive(Debug, Deserialize, Serialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// Resume after this seq (default 0: from the start). A `Last-Event-ID` header wins.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+}
+
+/// The `Last-Event-ID` header, declared for the API document; read by `sse::resume_from`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct LastEventIdHeader {
+    /// The `id` of the last event received: the stream resumes after it, with no gap and no
+    /// duplicate (what a reconnecting `EventSource` sends).
+    #[param(rename = "Last-Event-ID", nullable = false, pattern = "^[0-9]{1,18}$")]
+    pub last_event_id: Option<String>,
+}
+
+fn settings(state: &AppState) -> sse::Settings {
+    sse::Settings {
+        heartbeat: state.config.stream_heartbeat,
+        ..sse::Settings::default()
+    }
+}
+
+/// Every new event of the game as the caller may see it (R8: the projection of
+/// `GET /v1/games/{id}/events`), as Server-Sent Events.
+///
+/// Each event is `id: <seq>` and `data: <an EventEntry as JSON>`; a comment line
+/// (`: heartbeat`) comes every 15 s while nothing happens. Reconnect with `Last-Event-ID` (or
+/// `?after=`) to resume with no gap and no duplicate. A client that does not read is dropped
+/// and resumes the same way.
+#[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "notifications",
+    params(("id" = Uuid, Path, description = "The game"), StreamQuery, LastEventIdHeader),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "An endless stream of `id: <seq>` / `data: <EventEntry JSON>` frames",
+            content_type = "text/event-stream", body = String),
+        (status = 400, description = "`invalid_after`"),
+        (status = 401, description = "`unauthorized`"),
+        (status = 404, description = "`game_not_found`"),
+    ))]
+pub async fn game_stream(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    id: web::Path<Uuid>,
+    query: web::Query<StreamQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
+    let after = sse::resume_from(&req, query.after)?;
+    let id = id.into_inner();
+    let read = service::stream::game_reader(caller(&user), id);
+    sse::open(&state.store, Topic::Game(id), after, read, settings(&state)).await
+}
+
+/// The caller's account feed as Server-Sent Events: your turn, a game started, someone joined
+/// or left, a game finished or was cancelled; each names the game and its version.
+///
+/// Each item is `id: <seq>` (the account's own sequence) and `data: <a FeedEntry as JSON>`;
+/// heartbeats and resuming as on a game's stream.
+#[utoipa::path(get, path = "/v1/me/stream", tag = "notifications",
+    params(StreamQuery, LastEventIdHeader),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "An endless stream of `id: <seq>` / `data: <FeedEntry JSON>` frames",
+            content_type = "text/event-stream", body = String),
+        (status = 400, description = "`invalid_after`"),
+        (status = 401, description = "`unauthorized`"),
+    ))]
+pub async fn my_stream(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    query: web::Query<StreamQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
+    let after = sse::resume_from(&req, query.after)?;
+    let read = service::stream::feed_reader(caller(&user));
+    sse::open(
+        &state.store,
+        Topic::Account(user.id),
+        after,
+        read,
+        settings(&state),
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize, Serialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FeedQuery {
+    /// Items with a seq above this (default 0: from the start).
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+    /// 1..=500, default 100.
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
+    /// Long-poll: when there is no item yet, wait up to this many seconds for one (0..=60,
+    /// default 0).
+    #[param(minimum = 0, maximum = 60)]
+    pub wait: Option<u64>,
+}
+
+/// The caller's account feed as a page (the items of `GET /v1/me/stream`); with `wait`, a
+/// long-poll.
+#[utoipa::path(get, path = "/v1/me/feed", tag = "notifications",
+    params(FeedQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of feed items", body = FeedPage),
+        (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`, `invalid_wait`"),
+        (status = 401, description = "`unauthorized`"),
+    ))]
+pub async fn my_feed(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    query: web::Query<FeedQuery>,
+) -> Result<HttpResponse, ServiceError> {
+    let q = query.into_inner();
+    let page =
+        service::stream::feed_page(&state.store, caller(&user), q.after, q.limit, q.wait).await?;
+    Ok(HttpResponse::Ok().json(page))
+}

@@ -1,0 +1,175 @@
+//! The in-process hub: who waits for which game or account feed, and the newest seq known.
+//! A `watch` channel per topic keeps one value (the highest seq announced), so a burst of
+//! wake-ups costs a waiter one read of the log, and memory does not grow with traffic.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tokio::sync::watch;
+use uuid::Uuid;
+
+/// What a wake-up is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// A game's event log.
+    Game(Uuid),
+    /// An account's feed.
+    Account(Uuid),
+}
+
+/// "`topic` has entries up to `seq`".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wake {
+    pub topic: Topic,
+    pub seq: i64,
+}
+
+impl Wake {
+    /// The `pg_notify` payload: `g:<game id>:<seq>` or `a:<account id>:<seq>`.
+    pub fn payload(&self) -> String {
+        match self.topic {
+            Topic::Game(id) => format!("g:{id}:{}", self.seq),
+            Topic::Account(id) => format!("a:{id}:{}", self.seq),
+        }
+    }
+
+    /// Reads a payload written by [`Wake::payload`]; None for anything else.
+    pub fn parse(payload: &str) -> Option<Wake> {
+        let mut parts = payload.splitn(3, ':');
+        let (kind, id, seq) = (parts.next()?, parts.next()?, parts.next()?);
+        let id = Uuid::parse_str(id).ok()?;
+        let seq = seq.parse().ok()?;
+        let topic = match kind {
+            "g" => Topic::Game(id),
+            "a" => Topic::Account(id),
+            _ => return None,
+        };
+        Some(Wake { topic, seq })
+    }
+}
+
+/// Waiters by topic. Cheap to share (`Arc<Hub>`).
+#[derive(Default)]
+pub struct Hub {
+    topics: Mutex<HashMap<Topic, watch::Sender<i64>>>,
+    /// The recent log tails the streams of this process share.
+    pub tails: crate::service::tails::Tails,
+}
+
+/// Prune topics nobody waits for once the map holds this many (and twice as many after).
+const PRUNE_FROM: usize = 1024;
+
+impl Hub {
+    pub fn new() -> Hub {
+        Hub::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Topic, watch::Sender<i64>>> {
+        // A panic while holding the lock cannot leave the map inconsistent (single inserts and
+        // removes), so a poisoned lock is still good.
+        self.topics.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts waiting on `topic`. Subscribe BEFORE reading the log: a wake-up that comes
+    /// between the read and the wait then still ends the wait.
+    pub fn subscribe(&self, topic: Topic) -> watch::Receiver<i64> {
+        let mut topics = self.lock();
+        if topics.len() >= PRUNE_FROM && topics.len().is_power_of_two() {
+            topics.retain(|_, tx| tx.receiver_count() > 0);
+        }
+        topics
+            .entry(topic)
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
+    /// Wakes whoever waits on the wake's topic (if its seq is new to them).
+    pub fn wake(&self, wake: Wake) {
+        let mut topics = self.lock();
+        let Some(tx) = topics.get(&wake.topic) else {
+            return;
+        };
+        if tx.receiver_count() == 0 {
+            topics.remove(&wake.topic);
+            return;
+        }
+        tx.send_if_modified(|seen| {
+            let newer = wake.seq > *seen;
+            if newer {
+                *seen = wake.seq;
+            }
+            newer
+        });
+    }
+
+    /// Wakes every waiter (they re-read their logs): after wake-ups may have been lost, e.g.
+    /// while the `LISTEN` connection was down.
+    pub fn wake_all(&self) {
+        let mut topics = self.lock();
+        topics.retain(|_, tx| tx.receiver_count() > 0);
+        for tx in topics.values() {
+            tx.send_modify(|_| {});
+        }
+    }
+
+    /// Topics with at least one waiter (for tests and metrics).
+    pub fn waiting(&self) -> usize {
+        self.lock()
+            .values()
+            .filter(|tx| tx.receiver_count() > 0)
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_read_back() {
+        let id = Uuid::new_v4();
+        for wake in [
+            Wake {
+                topic: Topic::Game(id),
+                seq: 7,
+            },
+            Wake {
+                topic: Topic::Account(id),
+                seq: 1,
+            },
+        ] {
+            assert_eq!(Wake::parse(&wake.payload()), Some(wake));
+        }
+        assert_eq!(Wake::parse("x:1:2"), None);
+        assert_eq!(Wake::parse("g:not-a-uuid:2"), None);
+    }
+
+    #[tokio::test]
+    async fn a_wake_after_subscribing_ends_the_wait_and_old_seqs_do_not() {
+        let hub = Hub::new();
+        let game = Topic::Game(Uuid::new_v4());
+        let mut rx = hub.subscribe(game);
+        hub.wake(Wake {
+            topic: game,
+            seq: 3,
+        });
+        rx.changed().await.expect("woken");
+        assert_eq!(*rx.borrow_and_update(), 3);
+        hub.wake(Wake {
+            topic: game,
+            seq: 2,
+        });
+        assert!(
+            !rx.has_changed().expect("open"),
+            "an older seq wakes nobody"
+        );
+        hub.wake_all();
+        assert!(rx.has_changed().expect("open"));
+        drop(rx);
+        hub.wake(Wake {
+            topic: game,
+            seq: 9,
+        });
+        assert_eq!(hub.waiting(), 0, "a topic nobody waits for is dropped");
+    }
+}

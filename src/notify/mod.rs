@@ -1,0 +1,23 @@
+//! Turn notifications (issue 10): how a client learns of a change without polling.
+//!
+//! Everything is fed from the durable logs (a game's event log, an account's feed): a wake-up
+//! only says "topic T has entries up to seq S", and whoever waits reads the log after its own
+//! position. A lost or merged wake-up therefore delays at worst, never loses or reorders.
+//!
+//! - [`hub::Hub`]: one per store, in process: a `watch` channel per game and per account.
+//!   The store wakes it after each commit; on PostgreSQL a `LISTEN` connection per process
+//!   (`Store::relay_wakeups`) also wakes it for commits of other processes (`pg_notify` is sent
+//!   inside the write transaction, so it is delivered at commit and never for a rollback).
+//! - [`sse`]: Server-Sent Events over a bounded channel per connection, with heartbeats.
+//! - [`wait`]: long-polling on the same wake-ups.
+//! - [`deliver`]: the webhook worker of every process, over the transactional outbox, with
+//!   [`signing`] (Standard Webhooks) and [`address`] (no private addresses).
+
+pub mod address;
+pub mod deliver;
+pub mod hub;
+pub mod signing;
+pub mod sse;
+pub mod wait;
+
+pub use hub::{Hub, Topic, Wake};

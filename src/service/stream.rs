@@ -1,0 +1,96 @@
+//! What the notification endpoints read (issue 10): a game's log and an account's feed, as
+//! SSE frames or as long-polled pages. The reading is the same projection as the pages
+//! (`log_page`, `feed`), so a stream shows exactly what `GET …/events` would (R8). Unlike the
+//! rest of the service these functions are async: they wait on the hub.
+
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use super::{feed, log_page, Caller};
+use crate::error::ServiceError;
+use crate::notify::{
+    sse::{Frame, Reader, PAGE},
+    wait, Topic,
+};
+use crate::store::Store;
+
+fn frame<T: serde::Serialize>(id: i64, entry: &T) -> Result<Frame, ServiceError> {
+    let data = serde_json::to_string(entry).map_err(ServiceError::internal)?;
+    Ok(Frame { id, data })
+}
+
+/// Game `id`'s log for `caller`, as frames (`id` = the event's seq). Woken for a known seq,
+/// it projects the tail the process's streams share (`tails`); else it reads the log page.
+pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
+    Arc::new(move |store: &Store, after: i64, known: Option<i64>| {
+        if let Some(known) = known {
+            if let Some(tail) = store.hub().tails.get(store, id, after, known)? {
+                let projection = log_page::Projection::new(&tail.record, caller.id);
+                return tail
+                    .events
+                    .iter()
+                    .filter(|e| e.seq > after)
+                    .take(PAGE as usize)
+                    .map(|e| {
+                        let entry = projection.stored(e)?;
+                        frame(entry.seq, &entry)
+                    })
+                    .collect();
+            }
+        }
+        let page = log_page::page(store, &caller, id, Some(after), Some(PAGE))?;
+        page.events.iter().map(|e| frame(e.seq, e)).collect()
+    })
+}
+
+/// `caller`'s feed, as frames (`id` = the item's seq).
+pub fn feed_reader(caller: Caller) -> Reader {
+    Arc::new(move |store: &Store, after: i64, _known: Option<i64>| {
+        let page = feed::page(store, &caller, Some(after), Some(PAGE))?;
+        page.items.iter().map(|i| frame(i.seq, i)).collect()
+    })
+}
+
+/// `GET /v1/games/{id}/events` with `wait`: the page as soon as it has an event, or empty
+/// after `wait` seconds (0..=60).
+pub async fn events_page(
+    store: &Store,
+    caller: Caller,
+    id: Uuid,
+    after: Option<i64>,
+    limit: Option<i64>,
+    wait_secs: Option<u64>,
+) -> Result<log_page::EventPage, ServiceError> {
+    let wait = wait::checked(wait_secs)?;
+    let read = move |s: &Store| log_page::page(s, &caller, id, after, limit);
+    wait::until(
+        store,
+        Topic::Game(id),
+        wait,
+        read,
+        |p: &log_page::EventPage| !p.events.is_empty(),
+    )
+    .await
+}
+
+/// `GET /v1/me/feed` with `wait`, as [`events_page`].
+pub async fn feed_page(
+    store: &Store,
+    caller: Caller,
+    after: Option<i64>,
+    limit: Option<i64>,
+    wait_secs: Option<u64>,
+) -> Result<feed::FeedPage, ServiceError> {
+    let wait = wait::checked(wait_secs)?;
+    let account = caller.id;
+    let read = move |s: &Store| feed::page(s, &caller, after, limit);
+    wait::until(
+        store,
+        Topic::Account(account),
+        wait,
+        read,
+        |p: &feed::FeedPage| !p.items.is_empty(),
+    )
+    .await
+}

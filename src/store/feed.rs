@@ -1,0 +1,168 @@
+//! The account feed: items written with the game change that causes them, each with a gapless
+//! per-account seq (the head row is updated under its row lock on PostgreSQL, under the write
+//! lock on SQLite), read back in order for streams and pages.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use uuid::Uuid;
+
+use super::conn::AnyConnection;
+use super::rows::{from_json, to_json, utc, uuid};
+use super::schema::{account_feed, account_feed_heads};
+use super::{GameRecord, StoreError};
+use crate::notify::{Topic, Wake};
+
+/// An item for one account's feed, decided by the write path. Names the game (and the store
+/// adds its version); never a card (R8).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewFeedItem {
+    pub account_id: Uuid,
+    /// `your_turn`, `game_started`, `player_joined`, `player_left`, `game_finished`,
+    /// `game_cancelled`.
+    pub kind: String,
+    /// Public facts only (seats and usernames).
+    pub payload: serde_json::Value,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredFeedItem {
+    pub account_id: Uuid,
+    pub seq: i64,
+    pub kind: String,
+    /// None for an item about the account itself (`webhook_disabled`).
+    pub game_id: Option<Uuid>,
+    pub game_version: Option<i64>,
+    pub payload: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Queryable, Insertable)]
+#[diesel(table_name = account_feed)]
+struct FeedRow {
+    account_id: String,
+    seq: i64,
+    kind: String,
+    game_id: Option<String>,
+    game_version: Option<i64>,
+    payload: String,
+    created_at: chrono::NaiveDateTime,
+}
+
+/// Appends `items` about the game as `written`, in the caller's transaction, with their
+/// webhook outbox rows; returns a wake-up per account (its new last seq).
+pub(super) fn append(
+    conn: &mut AnyConnection,
+    written: &GameRecord,
+    items: &[NewFeedItem],
+) -> Result<Vec<Wake>, StoreError> {
+    let game = Some((written.id, written.version));
+    append_about(conn, game, written.updated_at, items)
+}
+
+/// As [`append`], about a game (id, version) or about nothing but the account.
+pub(super) fn append_about(
+    conn: &mut AnyConnection,
+    game: Option<(Uuid, i64)>,
+    when: DateTime<Utc>,
+    items: &[NewFeedItem],
+) -> Result<Vec<Wake>, StoreError> {
+    let mut by_account: BTreeMap<Uuid, Vec<&NewFeedItem>> = BTreeMap::new();
+    for item in items {
+        by_account.entry(item.account_id).or_default().push(item);
+    }
+    let at = when.naive_utc();
+    let mut wakes = Vec::new();
+    // In account order, so two transactions lock the heads in the same order (no deadlock).
+    for (account, items) in by_account {
+        let id = account.to_string();
+        let n = items.len() as i64;
+        ensure_head(conn, &id)?;
+        diesel::update(account_feed_heads::table.find(&id))
+            .set(account_feed_heads::last_seq.eq(account_feed_heads::last_seq + n))
+            .execute(conn)?;
+        let last: i64 = account_feed_heads::table
+            .find(&id)
+            .select(account_feed_heads::last_seq)
+            .first(conn)?;
+        let endpoints = super::webhooks::enabled_endpoints(conn, &id)?;
+        for (seq, item) in (last - n + 1..).zip(items) {
+            let row = FeedRow {
+                account_id: id.clone(),
+                seq,
+                kind: item.kind.clone(),
+                game_id: game.map(|(g, _)| g.to_string()),
+                game_version: game.map(|(_, v)| v),
+                payload: to_json("feed item", &item.payload)?,
+                created_at: at,
+            };
+            diesel::insert_into(account_feed::table)
+                .values(&row)
+                .execute(conn)?;
+            let stored = row.into_record()?;
+            super::webhooks::enqueue(conn, &endpoints, &stored)?;
+        }
+        wakes.push(Wake {
+            topic: Topic::Account(account),
+            seq: last,
+        });
+    }
+    Ok(wakes)
+}
+
+/// Creates the account's head row if it has none. Raw SQL: the upsert is spelled differently
+/// by each backend, and diesel's MultiConnection has no portable form of it.
+fn ensure_head(conn: &mut AnyConnection, id: &str) -> Result<(), StoreError> {
+    match conn {
+        AnyConnection::Pg(pg) => diesel::sql_query(
+            "INSERT INTO account_feed_heads (account_id, last_seq) VALUES ($1, 0) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind::<Text, _>(id)
+        .execute(pg)?,
+        AnyConnection::Sqlite(lite) => diesel::sql_query(
+            "INSERT OR IGNORE INTO account_feed_heads (account_id, last_seq) VALUES (?, 0)",
+        )
+        .bind::<Text, _>(id)
+        .execute(lite)?,
+    };
+    Ok(())
+}
+
+/// Items of `account` with seq > `after`, ascending, at most `limit`.
+pub(super) fn read(
+    conn: &mut AnyConnection,
+    account: Uuid,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<StoredFeedItem>, StoreError> {
+    account_feed::table
+        .filter(account_feed::account_id.eq(account.to_string()))
+        .filter(account_feed::seq.gt(after))
+        .order(account_feed::seq)
+        .limit(limit.max(0))
+        .load::<FeedRow>(conn)?
+        .into_iter()
+        .map(FeedRow::into_record)
+        .collect()
+}
+
+impl FeedRow {
+    fn into_record(self) -> Result<StoredFeedItem, StoreError> {
+        Ok(StoredFeedItem {
+            account_id: uuid("feed account", &self.account_id)?,
+            seq: self.seq,
+            kind: self.kind,
+            game_id: self
+                .game_id
+                .as_deref()
+                .map(|g| uuid("feed game", g))
+                .transpose()?,
+            game_version: self.game_version,
+            payload: from_json("feed payload", &self.payload)?,
+            created_at: utc(self.created_at),
+        })
+    }
+}
