@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p racko-bots --example arena -- [--games N] [--players 2|3|4]
 //!     [--variants default|bonus|blitz|choice|partner|all] [--threads T] [--alone N]
+//!     [--pairs strong-basic,basic-random,strong-random]
 //! ```
 //!
 //! With 2 players every pair of levels meets; with 3 or 4, one seat of the first level against
@@ -27,6 +28,8 @@ struct Args {
     variants: String,
     threads: usize,
     alone: usize,
+    /// The pairings to play, as `first-second` level names.
+    pairs: Vec<[Level; 2]>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -36,6 +39,11 @@ fn parse_args() -> Result<Args, String> {
         variants: "default".into(),
         threads: 1,
         alone: 0,
+        pairs: vec![
+            [Level::Strong, Level::Basic],
+            [Level::Basic, Level::Random],
+            [Level::Strong, Level::Random],
+        ],
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -47,10 +55,22 @@ fn parse_args() -> Result<Args, String> {
             "--variants" => args.variants = value.clone(),
             "--threads" => args.threads = number()?.max(1),
             "--alone" => args.alone = number()?,
+            "--pairs" => args.pairs = parse_pairs(&value)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
     Ok(args)
+}
+
+/// `strong-basic,basic-random`: each pairing as first-second.
+fn parse_pairs(text: &str) -> Result<Vec<[Level; 2]>, String> {
+    text.split(',')
+        .map(|pair| {
+            let (a, b) = pair.split_once('-').ok_or(format!("{pair}: write first-second"))?;
+            let level = |s: &str| s.parse::<Level>().map_err(|e| e.to_string());
+            Ok([level(a)?, level(b)?])
+        })
+        .collect()
 }
 
 /// The options of game `i` of a variant set.
@@ -417,12 +437,7 @@ fn main() {
         }
         return;
     }
-    let pairings: Vec<[Level; 2]> = vec![
-        [Level::Strong, Level::Basic],
-        [Level::Basic, Level::Random],
-        [Level::Strong, Level::Random],
-    ];
-    for levels in pairings {
+    for levels in args.pairs.clone() {
         let start = Instant::now();
         let tally = run_parallel(args.threads, args.games, Tally::merge, |range| {
             play_pairing(&args, levels, range)

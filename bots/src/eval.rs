@@ -3,11 +3,13 @@
 //! The rack keeps an increasing run of its number cards (jokers fit anywhere, R4.1) and must
 //! refill every other slot. A gap of `g` slots between kept values `lo` and `hi` can take the
 //! `c` cards strictly between them that may still come (unseen cards count fully, cards in the
-//! discard pile partly: they return when the stock runs out, R3.6), plus any joker. Sharing the
-//! range evenly, each slot of the gap is filled by a draw with chance `p = (c/g + jokers) / S`
-//! (`S` the cards a draw may bring), so the gap needs about `H(g) / p` draws (coupon
-//! collecting). The rack's cost is the least sum over the runs it could keep: a dynamic
-//! program over its slots, O(12²).
+//! discard pile partly: they return when the stock runs out, R3.6). Sharing the range evenly,
+//! each slot of the gap is filled by a draw with chance `p = (c/g) / S` (`S` the cards a draw
+//! may bring), so the gap costs `g / p = g²·S/c` draws. (Measured in the arena's solo test, this
+//! beats coupon-collecting's `H(g) / p`, which credits filling the slots of a gap in parallel,
+//! and beats crediting jokers to every slot: 13 turns against 18.) Jokers only rescue a gap
+//! with fewer cards than slots. The rack's cost is the least sum over the runs it could keep: a
+//! dynamic program over its slots, O(12²).
 
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 
@@ -15,11 +17,6 @@ use crate::sight::{Sight, Slots, EMPTY, JOKER};
 const DISCARD_WEIGHT: f32 = 0.35;
 /// Extra cost per slot that not even every unseen joker could fill.
 const SHORT_PENALTY: f32 = 4.0;
-
-/// Harmonic numbers H(0..=12).
-const HARMONIC: [f32; 13] = [
-    0.0, 1.0, 1.5, 1.833, 2.083, 2.283, 2.45, 2.593, 2.718, 2.829, 2.929, 3.019, 3.103,
-];
 
 /// The cards that may still come, by value.
 pub(crate) struct Field {
@@ -69,9 +66,9 @@ impl Field {
             return 0.0;
         }
         let gf = g as f32;
-        let per_slot = (c / gf + self.jokers).max(0.05);
+        let per_slot = (c / gf).max(0.05);
         let short = (gf - c - self.jokers).max(0.0);
-        HARMONIC[g.min(12)] * self.draws / per_slot + SHORT_PENALTY * self.draws * short
+        gf * self.draws / per_slot + SHORT_PENALTY * self.draws * short
     }
 
     /// The rack's cost: least expected draws to order it (0 when it is in order).
@@ -115,3 +112,4 @@ impl Field {
         best[n - 1]
     }
 }
+

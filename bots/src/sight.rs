@@ -15,7 +15,6 @@ pub(crate) struct Sight {
     pub me: Seat,
     pub players: u8,
     pub partner: bool,
-    pub bonus: bool,
     pub max: u16,
     pub rack: Slots,
     /// By value 0..=max: true when the card is in no place this seat can see.
@@ -24,8 +23,6 @@ pub(crate) struct Sight {
     pub discarded: Vec<bool>,
     pub jokers_unseen: u16,
     pub events_unseen: u16,
-    /// Cards in the discard pile below the top (they return to the stock when it runs out).
-    pub discard_below_top: u16,
     pub stock_size: u32,
     /// The seat expects to act (else only an off-turn Racko call is possible).
     pub awaited: bool,
@@ -92,14 +89,12 @@ impl Sight {
             me,
             players: view.options.players,
             partner: view.options.partner,
-            bonus: view.options.bonus,
             max,
             rack,
             unseen,
             discarded,
             jokers_unseen: jokers,
             events_unseen: events,
-            discard_below_top: view.discard.len().saturating_sub(1) as u16,
             stock_size: view.stock_size,
             awaited: view.awaiting.contains(&me),
             stage,

@@ -8,6 +8,9 @@ use racko_rules::{Action, Card, Slot, TurnStage};
 use crate::eval::Field;
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 
+/// What moving a card costs beyond its effect: a tie goes to leaving the rack alone.
+const CHURN: f32 = 1e-3;
+
 /// A rack at most this many draws from order is worth keeping in a rack swap.
 const GOOD_RACK: f32 = 12.0;
 
@@ -33,7 +36,10 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
         (_, Some(TurnStage::Drawn)) => {
             let card = slot_card(sight.drawn);
             cheapest(legal, |a| match a {
-                Action::PlaceDrawn { slot } => Some(field.cost(&with_card(&sight.rack, *slot, card))),
+                // A card that changes nothing is thrown away rather than churned.
+                Action::PlaceDrawn { slot } => {
+                    Some(field.cost(&with_card(&sight.rack, *slot, card)) + CHURN)
+                }
                 Action::DiscardDrawn => Some(field.cost(&sight.rack)),
                 _ => None,
             })
@@ -85,7 +91,7 @@ fn best_with(field: &Field, rack: &Slots, card: u16, now: f32) -> f32 {
         }
         let mut next = *rack;
         next[i] = card;
-        best = best.min(field.cost(&next));
+        best = best.min(field.cost(&next) + CHURN);
     }
     best
 }
@@ -99,7 +105,9 @@ fn begin(sight: &Sight, field: &Field, legal: &[Action]) -> Option<Action> {
         .contains(&Action::Draw)
         .then(|| expected_draw(sight, field, now));
     cheapest(legal, |a| match a {
-        Action::TakeDiscard { slot } => Some(field.cost(&with_card(&sight.rack, *slot, top))),
+        Action::TakeDiscard { slot } => {
+            Some(field.cost(&with_card(&sight.rack, *slot, top)) + CHURN)
+        }
         Action::Draw => draw,
         _ => None,
     })

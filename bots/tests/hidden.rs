@@ -3,7 +3,7 @@
 //! was, at every position of many whole games.
 
 use racko_bots::{decide, Level};
-use racko_rules::{BlitzMode, Card, Game, Options, Phase, Seat, View, Viewer};
+use racko_rules::{BlitzMode, Card, Game, Options, Phase, Seat, Viewer};
 use serde_json::Value;
 
 /// xorshift64*: the tests' own chance.
@@ -64,7 +64,7 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
     for options in variants {
         for game_no in 0..3u64 {
             let levels = [Level::Strong, Level::Basic, Level::Strong, Level::Random];
-            replay_positions(&options, game_no, &levels, |state, seat| {
+            replay_positions(&options, game_no, &levels, |state: &Game, seat| {
                 if !matches!(state.phase(), Phase::Turn { .. }) {
                     return;
                 }

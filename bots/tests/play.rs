@@ -105,11 +105,12 @@ fn r4_2_an_ordered_rack_calls_racko_off_turn() {
 
 #[test]
 fn r3_1_strong_and_basic_take_the_discard_that_orders_the_rack() {
-    // Seat 1 starts; its slot 40 holds 40 between 14 and 18, and 16 lies face up.
+    // Seat 1 starts; each slot holds a card of its band (a twelfth of 1..50) but slot 40,
+    // which holds 5 after 27; 32 lies face up.
     let counts = DeckCounts::default_for(2).expect("a 2-player deck");
-    let odd: [u16; 12] = std::array::from_fn(|i| 2 * i as u16 + 1);
-    let nearly = [2, 4, 6, 8, 10, 12, 14, 40, 18, 20, 22, 24];
-    let stacked = StackedDeck::from_racks(&counts, &[odd, nearly], 1, &[number(16)]);
+    let other = [1, 3, 4, 7, 8, 9, 11, 12, 13, 15, 16, 17];
+    let nearly = [2, 6, 10, 14, 18, 22, 27, 5, 35, 39, 43, 47];
+    let stacked = StackedDeck::from_racks(&counts, &[other, nearly], 1, &[number(32)]);
     let (game, _) = Game::new(Options::default())
         .and_then(|g| g.start_round(&RoundDeal { seed: Seed([3; 32]), stacked: Some(stacked) }))
         .expect("a dealt round");
