@@ -66,7 +66,9 @@ fn parse_args() -> Result<Args, String> {
 fn parse_pairs(text: &str) -> Result<Vec<[Level; 2]>, String> {
     text.split(',')
         .map(|pair| {
-            let (a, b) = pair.split_once('-').ok_or(format!("{pair}: write first-second"))?;
+            let (a, b) = pair
+                .split_once('-')
+                .ok_or(format!("{pair}: write first-second"))?;
             let level = |s: &str| s.parse::<Level>().map_err(|e| e.to_string());
             Ok([level(a)?, level(b)?])
         })
@@ -189,14 +191,17 @@ fn add_game(tally: &mut Tally, record: &GameRecord, seats: &[usize], partner: bo
         tally.unfinished += 1;
     } else {
         // A share of the win by side (a team with Partner, else a seat): ties split it.
-        let side = |s: &Seat| if partner { usize::from(*s % 2) } else { usize::from(*s) };
+        let side = |s: &Seat| {
+            if partner {
+                usize::from(*s % 2)
+            } else {
+                usize::from(*s)
+            }
+        };
         let mut sides: Vec<usize> = record.winners.iter().map(side).collect();
         sides.sort_unstable();
         sides.dedup();
-        let ours = sides
-            .iter()
-            .filter(|w| seats[**w] == 0)
-            .count();
+        let ours = sides.iter().filter(|w| seats[**w] == 0).count();
         tally.share += ours as f64 / sides.len() as f64;
     }
     for round in &record.rounds {
@@ -234,7 +239,10 @@ fn run_parallel<T: Send + Default>(
                 scope.spawn(move || work(t * chunk..((t + 1) * chunk).min(total)))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a worker failed")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker failed"))
+            .collect()
     });
     let mut all = T::default();
     for part in parts {
@@ -249,7 +257,11 @@ fn report(args: &Args, levels: [Level; 2], mut tally: Tally) {
     let p = tally.share / n;
     let ci = 1.96 * (p * (1.0 - p) / n).sqrt();
     let players = if partner { 4 } else { args.players };
-    let fair = if partner { 0.5 } else { 1.0 / f64::from(players) };
+    let fair = if partner {
+        0.5
+    } else {
+        1.0 / f64::from(players)
+    };
     let shape = if partner {
         "team vs team".to_string()
     } else if players == 2 {
@@ -303,7 +315,9 @@ fn alone(level: Level, deal: u64) -> u32 {
             cards.swap(i, below(i + 1));
         }
     };
-    let mut numbers: Vec<Card> = (1..=counts.max_number).map(|value| Card::Number { value }).collect();
+    let mut numbers: Vec<Card> = (1..=counts.max_number)
+        .map(|value| Card::Number { value })
+        .collect();
     shuffle(&mut numbers, &mut below);
     let mut rack: Vec<Card> = numbers.drain(..12).collect();
     let mut stock = numbers;
@@ -318,7 +332,11 @@ fn alone(level: Level, deal: u64) -> u32 {
         turns += 1;
         let mut drawn: Option<Card> = None;
         loop {
-            let stage = if drawn.is_some() { TurnStage::Drawn } else { TurnStage::Begin };
+            let stage = if drawn.is_some() {
+                TurnStage::Drawn
+            } else {
+                TurnStage::Begin
+            };
             let mut legal = Vec::new();
             if drawn.is_some() {
                 legal.extend(Slot::all().map(|slot| Action::PlaceDrawn { slot }));
@@ -336,7 +354,10 @@ fn alone(level: Level, deal: u64) -> u32 {
             let action = decide(level, &view, deal ^ step).expect("an awaited seat acts");
             match action {
                 Action::TakeDiscard { slot } | Action::PlaceDrawn { slot } => {
-                    let card = drawn.take().or_else(|| discard.pop()).expect("a card to place");
+                    let card = drawn
+                        .take()
+                        .or_else(|| discard.pop())
+                        .expect("a card to place");
                     let i = slot.index().expect("a legal slot");
                     discard.push(std::mem::replace(&mut rack[i], card));
                     break;
@@ -428,7 +449,11 @@ fn main() {
                 |range| range.map(|d| alone(level, d as u64 + 1)).collect(),
             );
             let mean = turns.iter().map(|t| f64::from(*t)).sum::<f64>() / n as f64;
-            let var = turns.iter().map(|t| (f64::from(*t) - mean).powi(2)).sum::<f64>() / n as f64;
+            let var = turns
+                .iter()
+                .map(|t| (f64::from(*t) - mean).powi(2))
+                .sum::<f64>()
+                / n as f64;
             let cut = turns.iter().filter(|t| **t >= 2000).count();
             println!(
                 "alone {level:>6}: {mean:.1} ± {:.1} turns from the deal to an ordered rack ({n} deals, {cut} cut off at 2000)",

@@ -112,4 +112,3 @@ impl Field {
         best[n - 1]
     }
 }
-

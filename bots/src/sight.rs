@@ -57,7 +57,8 @@ impl Sight {
         let mut unseen = vec![true; usize::from(max) + 1];
         unseen[0] = false;
         let mut discarded = vec![false; usize::from(max) + 1];
-        let (mut jokers, mut events) = (deck.jokers, deck.card_swaps + deck.skips + deck.rack_swaps);
+        let (mut jokers, mut events) =
+            (deck.jokers, deck.card_swaps + deck.skips + deck.rack_swaps);
         let mut see = |card: &Card, in_discard: bool| match card {
             Card::Number { value } => {
                 if let Some(u) = unseen.get_mut(usize::from(*value)) {
@@ -101,7 +102,10 @@ impl Sight {
             top: view.discard.last().copied(),
             drawn: view.drawn,
             blitz_card: view.blitz_card,
-            side_totals: view.team_totals.clone().unwrap_or_else(|| view.totals.clone()),
+            side_totals: view
+                .team_totals
+                .clone()
+                .unwrap_or_else(|| view.totals.clone()),
         })
     }
 

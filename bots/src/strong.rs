@@ -28,7 +28,9 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
         (Action::PlaceBlitzCard { .. }, _) => {
             let card = slot_card(sight.blitz_card);
             cheapest(legal, |a| match a {
-                Action::PlaceBlitzCard { slot } => Some(field.cost(&with_card(&sight.rack, *slot, card))),
+                Action::PlaceBlitzCard { slot } => {
+                    Some(field.cost(&with_card(&sight.rack, *slot, card)))
+                }
                 _ => None,
             })
         }

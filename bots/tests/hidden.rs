@@ -56,8 +56,17 @@ fn redeal_hidden(game: &Game, seat: Seat, dice: &mut Dice) -> Game {
 fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
     let variants = [
         Options::default(),
-        Options { players: 3, bonus: true, ..Options::default() },
-        Options { players: 4, partner: true, blitz: BlitzMode::DealersChoice, ..Options::default() },
+        Options {
+            players: 3,
+            bonus: true,
+            ..Options::default()
+        },
+        Options {
+            players: 4,
+            partner: true,
+            blitz: BlitzMode::DealersChoice,
+            ..Options::default()
+        },
     ];
     let mut dice = Dice(0x1234_5678_9abc_def1);
     let (mut positions, mut changed) = (0, 0);
@@ -84,7 +93,10 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
         }
     }
     assert!(positions > 300, "only {positions} positions");
-    assert!(changed * 10 > positions * 9, "hidden cards changed in {changed} of {positions}");
+    assert!(
+        changed * 10 > positions * 9,
+        "hidden cards changed in {changed} of {positions}"
+    );
 }
 
 /// Plays game `game_no` as the table does and calls `check(state, seat)` before each

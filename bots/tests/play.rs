@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use racko_bots::table::play_game;
 use racko_bots::{decide, Level};
-use racko_rules::{Action, BlitzMode, Card, DeckCounts, Game, Options, RoundDeal, Seed, StackedDeck, Viewer};
+use racko_rules::{
+    Action, BlitzMode, Card, DeckCounts, Game, Options, RoundDeal, Seed, StackedDeck, Viewer,
+};
 
 fn variants() -> Vec<(&'static str, Options)> {
     let base = |players: u8| Options {
@@ -17,11 +19,42 @@ fn variants() -> Vec<(&'static str, Options)> {
         ("2 players", base(2)),
         ("3 players", base(3)),
         ("4 players", base(4)),
-        ("partner", Options { partner: true, ..base(4) }),
-        ("bonus", Options { bonus: true, ..base(2) }),
-        ("blitz", Options { blitz: BlitzMode::EveryRound, ..base(3) }),
-        ("dealer's choice", Options { blitz: BlitzMode::DealersChoice, bonus: true, ..base(4) }),
-        ("dealer's choice, 2", Options { blitz: BlitzMode::DealersChoice, ..base(2) }),
+        (
+            "partner",
+            Options {
+                partner: true,
+                ..base(4)
+            },
+        ),
+        (
+            "bonus",
+            Options {
+                bonus: true,
+                ..base(2)
+            },
+        ),
+        (
+            "blitz",
+            Options {
+                blitz: BlitzMode::EveryRound,
+                ..base(3)
+            },
+        ),
+        (
+            "dealer's choice",
+            Options {
+                blitz: BlitzMode::DealersChoice,
+                bonus: true,
+                ..base(4)
+            },
+        ),
+        (
+            "dealer's choice, 2",
+            Options {
+                blitz: BlitzMode::DealersChoice,
+                ..base(2)
+            },
+        ),
     ]
 }
 
@@ -42,7 +75,10 @@ fn every_level_plays_only_legal_actions_and_every_game_ends_in_every_variant() {
                 let awaited = view.awaiting.contains(&seat);
                 match action {
                     Some(a) => {
-                        assert!(view.legal_actions.contains(&a), "{name}: {level} chose {a:?}");
+                        assert!(
+                            view.legal_actions.contains(&a),
+                            "{name}: {level} chose {a:?}"
+                        );
                         kinds.insert((level.name(), a.kind()));
                         if !awaited {
                             off_turn_calls += 1;
@@ -69,7 +105,10 @@ fn every_level_plays_only_legal_actions_and_every_game_ends_in_every_variant() {
             "swap_racks",
             "call_racko",
         ] {
-            assert!(kinds.contains(&(level.name(), kind)), "{level} never chose {kind}");
+            assert!(
+                kinds.contains(&(level.name(), kind)),
+                "{level} never chose {kind}"
+            );
         }
     }
     assert!(off_turn_calls > 0, "no Racko call off turn (R4.2) happened");
@@ -87,7 +126,12 @@ fn r4_2_an_ordered_rack_calls_racko_off_turn() {
     let other: [u16; 12] = std::array::from_fn(|i| 48 - 2 * i as u16);
     let stacked = StackedDeck::from_racks(&counts, &[ordered, other], 1, &[number(49)]);
     let (game, _) = Game::new(Options::default())
-        .and_then(|g| g.start_round(&RoundDeal { seed: Seed([7; 32]), stacked: Some(stacked) }))
+        .and_then(|g| {
+            g.start_round(&RoundDeal {
+                seed: Seed([7; 32]),
+                stacked: Some(stacked),
+            })
+        })
         .expect("a dealt round");
     let view = game.view(Viewer::Seat { seat: 0 });
     assert!(!view.awaiting.contains(&0));
@@ -96,7 +140,9 @@ fn r4_2_an_ordered_rack_calls_racko_off_turn() {
         assert_eq!(decide(level, &view, 1), Some(Action::CallRacko), "{level}");
     }
     // Off turn, `random` calls or passes; both happen.
-    let answers: BTreeSet<bool> = (0..32).map(|seed| decide(Level::Random, &view, seed).is_some()).collect();
+    let answers: BTreeSet<bool> = (0..32)
+        .map(|seed| decide(Level::Random, &view, seed).is_some())
+        .collect();
     assert_eq!(answers.len(), 2);
     // Seat 1 has nothing but its turn; on a seat's view with nothing legal, no answer.
     let spectator = game.view(Viewer::Spectator);
@@ -112,10 +158,17 @@ fn r3_1_strong_and_basic_take_the_discard_that_orders_the_rack() {
     let nearly = [2, 6, 10, 14, 18, 22, 27, 5, 35, 39, 43, 47];
     let stacked = StackedDeck::from_racks(&counts, &[other, nearly], 1, &[number(32)]);
     let (game, _) = Game::new(Options::default())
-        .and_then(|g| g.start_round(&RoundDeal { seed: Seed([3; 32]), stacked: Some(stacked) }))
+        .and_then(|g| {
+            g.start_round(&RoundDeal {
+                seed: Seed([3; 32]),
+                stacked: Some(stacked),
+            })
+        })
         .expect("a dealt round");
     let view = game.view(Viewer::Seat { seat: 1 });
-    let take = Action::TakeDiscard { slot: racko_rules::Slot(40) };
+    let take = Action::TakeDiscard {
+        slot: racko_rules::Slot(40),
+    };
     for level in [Level::Basic, Level::Strong] {
         assert_eq!(decide(level, &view, 5), Some(take), "{level}");
     }
