@@ -98,6 +98,8 @@ codes! {
     GameNotStarted = "game_not_started",
     GameCancelled = "game_cancelled",
     GameNotFinished = "game_not_finished",
+    /// The seat is not expected to act now, so there is nothing to hint.
+    NotAwaited = "not_awaited",
     StaleVersion = "stale_version",
     SeatTaken = "seat_taken",
     InviteCodeTaken = "invite_code_taken",

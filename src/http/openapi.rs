@@ -52,6 +52,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::games::get_game,
         http::games::post_action,
         http::games::list_events,
+        http::games::get_hint,
     ),
     components(schemas(
         Problem,

@@ -49,7 +49,7 @@ pub fn status(code: Code) -> StatusCode {
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
-        | GameCancelled | GameNotFinished | StaleVersion | SeatTaken | InviteCodeTaken
+        | GameCancelled | GameNotFinished | NotAwaited | StaleVersion | SeatTaken | InviteCodeTaken
         | IdempotencyKeyTaken | SettingTaken | UnknownRulesVersion => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

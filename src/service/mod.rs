@@ -6,6 +6,7 @@
 //! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
+pub mod hint;
 pub mod idempotency;
 pub mod lists;
 pub mod lobby;

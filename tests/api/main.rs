@@ -11,6 +11,7 @@ mod conditional;
 mod cors;
 mod errors;
 mod hidden;
+mod hint;
 mod idempotency;
 mod limits;
 mod lobby;
