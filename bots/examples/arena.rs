@@ -280,12 +280,12 @@ fn report(args: &Args, levels: [Level; 2], mut tally: Tally) {
         100.0 * ci,
         100.0 * fair
     );
-    for k in 0..2 {
+    for (k, level) in levels.iter().enumerate() {
         let times = &mut tally.times[k];
         times.sort_unstable();
         println!(
             "  {:>6}: {:.1} points per seat and round; decision p50 {:.1} µs, p99 {:.1} µs ({} decisions)",
-            levels[k],
+            level,
             tally.points[k] / tally.seat_rounds[k].max(1.0),
             percentile(times, 0.5),
             percentile(times, 0.99),

@@ -33,13 +33,18 @@ impl Field {
         let max = sight.max;
         let mut prefix = vec![0.0f32; usize::from(max) + 2];
         let mut sum = 0.0;
-        for v in 1..=usize::from(max) {
+        for (v, weight) in prefix
+            .iter_mut()
+            .enumerate()
+            .take(usize::from(max) + 1)
+            .skip(1)
+        {
             if sight.unseen[v] {
                 sum += 1.0;
             } else if sight.discarded[v] {
                 sum += DISCARD_WEIGHT;
             }
-            prefix[v] = sum;
+            *weight = sum;
         }
         prefix[usize::from(max) + 1] = sum;
         let jokers = f32::from(sight.jokers_unseen);
@@ -83,10 +88,10 @@ impl Field {
         let mut pos = [0usize; 14];
         let mut val = [0u16; 14];
         let mut n = 1;
-        for i in 0..12 {
-            if rack[i] != JOKER && rack[i] != EMPTY {
+        for (i, &card) in rack.iter().enumerate() {
+            if card != JOKER && card != EMPTY {
                 pos[n] = i;
-                val[n] = rack[i];
+                val[n] = card;
                 n += 1;
             }
         }

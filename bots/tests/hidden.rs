@@ -120,7 +120,7 @@ fn replay_positions(
         }
         let seat = game.awaiting()[0];
         // Every third position: a re-deal costs a round trip through JSON.
-        if step % 3 == 0 {
+        if step.is_multiple_of(3) {
             check(&game, seat);
         }
         let view = game.view(Viewer::Seat { seat });
