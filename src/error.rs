@@ -101,6 +101,8 @@ codes! {
     GameNotFinished = "game_not_finished",
     /// Another change holds the game for longer than the lock timeout; try again shortly.
     GameBusy = "game_busy",
+    /// The seat is not expected to act now, so there is nothing to hint.
+    NotAwaited = "not_awaited",
     StaleVersion = "stale_version",
     SeatTaken = "seat_taken",
     InviteCodeTaken = "invite_code_taken",

@@ -16,6 +16,7 @@ use crate::{
     error::{Code, ServiceError},
     service::{
         self,
+        hint::Hint,
         log_page::EventPage,
         play::{ActionRequest, ActionResult},
         GameView, Reply,
@@ -28,7 +29,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     super::lobby::configure_join_by_code(cfg);
     cfg.service(web::resource("/v1/games/{id}").route(web::get().to(get_game)))
         .service(web::resource("/v1/games/{id}/actions").route(web::post().to(post_action)))
-        .service(web::resource("/v1/games/{id}/events").route(web::get().to(list_events)));
+        .service(web::resource("/v1/games/{id}/events").route(web::get().to(list_events)))
+        .service(web::resource("/v1/games/{id}/hint").route(web::get().to(get_hint)));
 }
 
 /// The caller's view of a game, with its legal actions. `ETag` is the game's version.
@@ -157,4 +159,33 @@ pub async fn list_events(
     )
     .await?;
     conditional(&req, None, &page)
+}
+
+/// What the `strong` computer player would do for the caller's seat now, decided from the
+/// caller's own view only (R8.1): one of the caller's legal actions. Off turn, the hint is an
+/// off-turn Racko call (R4.2) when the caller's rack is in order.
+#[utoipa::path(get, path = "/v1/games/{id}/hint", tag = "play",
+    params(("id" = Uuid, Path, description = "The game"), IfNoneMatchHeader),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The suggested action", body = Hint,
+            headers(("ETag" = String, description = "A hash of this hint"))),
+        (status = 304, description = "Not modified: `If-None-Match` names this hint's `ETag`. No body.",
+            headers(("ETag" = String, description = "A hash of this hint"))),
+        (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`not_a_player`"),
+        (status = 404, description = "`game_not_found`"),
+        (status = 409, description = "`not_awaited` (the seat has nothing to do now, or the game is over), `game_not_started`, `game_cancelled`"),
+    ))]
+pub async fn get_hint(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    id: web::Path<Uuid>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
+    let (caller, id) = (caller(&user), id.into_inner());
+    let hint = state
+        .db(move |store| service::hint::hint(store, &caller, id))
+        .await?;
+    conditional(&req, None, &hint)
 }

@@ -60,6 +60,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::webhooks::delete_webhook,
         http::webhooks::rotate_webhook,
         http::webhooks::webhook_deliveries,
+        http::games::get_hint,
     ),
     components(schemas(
         Problem,

@@ -7,6 +7,7 @@
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
 pub mod feed;
+pub mod hint;
 pub mod idempotency;
 pub mod lists;
 pub mod lobby;

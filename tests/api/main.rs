@@ -12,6 +12,7 @@ mod cors;
 mod errors;
 mod faults;
 mod hidden;
+mod hint;
 mod idempotency;
 mod limits;
 mod lobby;

@@ -1,0 +1,136 @@
+//! What a seat's view shows, read once into the form the players reason with: its own rack,
+//! and which cards it has not seen (R8.1: own rack, own drawn card, the whole discard pile).
+//! Every other card of the deck is in the stock or in another rack; nothing here can tell
+//! which, so a player that reasons from a `Sight` cannot use hidden information.
+
+use racko_rules::{Card, Phase, Seat, TurnStage, View, Viewer};
+
+/// A rack slot: a number 1..=max, a joker, or empty (Blitz deal).
+pub(crate) const JOKER: u16 = 0;
+pub(crate) const EMPTY: u16 = u16::MAX;
+
+pub(crate) type Slots = [u16; 12];
+
+pub(crate) struct Sight {
+    pub me: Seat,
+    pub players: u8,
+    pub partner: bool,
+    pub max: u16,
+    pub rack: Slots,
+    /// By value 0..=max: true when the card is in no place this seat can see.
+    pub unseen: Vec<bool>,
+    /// By value 0..=max: true when the card lies in the discard pile.
+    pub discarded: Vec<bool>,
+    pub jokers_unseen: u16,
+    pub events_unseen: u16,
+    pub stock_size: u32,
+    /// The seat expects to act (else only an off-turn Racko call is possible).
+    pub awaited: bool,
+    pub stage: Option<TurnStage>,
+    pub top: Option<Card>,
+    pub drawn: Option<Card>,
+    pub blitz_card: Option<Card>,
+    /// Totals by side (team totals with Partner), and the side of each seat.
+    pub side_totals: Vec<u32>,
+}
+
+fn slot_value(card: Option<Card>) -> u16 {
+    match card {
+        Some(Card::Number { value }) => value,
+        Some(Card::Joker) => JOKER,
+        _ => EMPTY,
+    }
+}
+
+impl Sight {
+    /// None for a view that is not a seat's.
+    pub(crate) fn of(view: &View) -> Option<Sight> {
+        let Viewer::Seat { seat: me } = view.viewer else {
+            return None;
+        };
+        let deck = view.options.deck_counts();
+        let max = deck.max_number;
+        let mut rack = [EMPTY; 12];
+        for (i, slot) in view.rack.iter().flatten().take(12).enumerate() {
+            rack[i] = slot_value(slot.card);
+        }
+        let mut unseen = vec![true; usize::from(max) + 1];
+        unseen[0] = false;
+        let mut discarded = vec![false; usize::from(max) + 1];
+        let (mut jokers, mut events) =
+            (deck.jokers, deck.card_swaps + deck.skips + deck.rack_swaps);
+        let mut see = |card: &Card, in_discard: bool| match card {
+            Card::Number { value } => {
+                if let Some(u) = unseen.get_mut(usize::from(*value)) {
+                    *u = false;
+                }
+                if in_discard {
+                    if let Some(d) = discarded.get_mut(usize::from(*value)) {
+                        *d = true;
+                    }
+                }
+            }
+            Card::Joker => jokers = jokers.saturating_sub(1),
+            _ => events = events.saturating_sub(1),
+        };
+        for card in &view.discard {
+            see(card, true);
+        }
+        for card in view.rack.iter().flatten().filter_map(|s| s.card.as_ref()) {
+            see(card, false);
+        }
+        for card in view.drawn.iter().chain(view.blitz_card.iter()) {
+            see(card, false);
+        }
+        let stage = match view.phase {
+            Phase::Turn { seat, stage } if seat == me => Some(stage),
+            _ => None,
+        };
+        Some(Sight {
+            me,
+            players: view.options.players,
+            partner: view.options.partner,
+            max,
+            rack,
+            unseen,
+            discarded,
+            jokers_unseen: jokers,
+            events_unseen: events,
+            stock_size: view.stock_size,
+            awaited: view.awaiting.contains(&me),
+            stage,
+            top: view.discard.last().copied(),
+            drawn: view.drawn,
+            blitz_card: view.blitz_card,
+            side_totals: view
+                .team_totals
+                .clone()
+                .unwrap_or_else(|| view.totals.clone()),
+        })
+    }
+
+    /// The side (team with Partner, else the seat) of `seat`.
+    pub(crate) fn side(&self, seat: Seat) -> usize {
+        if self.partner {
+            usize::from(seat % 2)
+        } else {
+            usize::from(seat)
+        }
+    }
+
+    /// The seats of other sides, the leader (highest total) first, then clockwise from me.
+    pub(crate) fn opponents_by_threat(&self) -> Vec<Seat> {
+        let mut seats: Vec<Seat> = (1..self.players)
+            .map(|k| (self.me + k) % self.players)
+            .filter(|s| self.side(*s) != self.side(self.me))
+            .collect();
+        let total = |s: &Seat| self.side_totals.get(self.side(*s)).copied().unwrap_or(0);
+        seats.sort_by_key(|s| std::cmp::Reverse(total(s)));
+        seats
+    }
+
+    /// The slot index a value belongs to on an evenly spread rack.
+    pub(crate) fn band(&self, value: u16) -> usize {
+        (usize::from(value.saturating_sub(1)) * 12 / usize::from(self.max.max(1))).min(11)
+    }
+}
