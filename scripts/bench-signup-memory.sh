@@ -8,13 +8,17 @@
 # RACKO_MALLOC_DEFAULTS=1 (glibc's default malloc thresholds, as before the fix). Each server
 # gets SIGNUPS (default 200) sign-ups, 8 at a time, on its own embedded store. Prints, per run,
 # RSS idle before, peak (VmHWM) and RSS 10 s after the burst, in MiB; then medians and ranges,
-# and the load average. Needs curl; builds the release binary first.
+# and the load average. Needs curl; builds the release binary first, unless BENCH_BIN names a
+# built one (memory does not depend on the profile; e.g. BENCH_BIN=target/debug/racko).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIGNUPS="${1:-200}"
 ROUNDS="${2:-3}"
-cargo build --release --locked -q
-BIN="$PWD/target/release/racko"
+if [ -z "${BENCH_BIN:-}" ]; then
+  cargo build --release --locked -q
+  BENCH_BIN="target/release/racko"
+fi
+BIN="$(realpath "$BENCH_BIN")"
 
 kib() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$2/status"; }
 
