@@ -80,13 +80,11 @@ pub(super) fn append_about(
         let id = account.to_string();
         let n = items.len() as i64;
         ensure_head(conn, &id)?;
-        diesel::update(account_feed_heads::table.find(&id))
+        // One statement takes the seqs and says which: no read of the head afterwards.
+        let last: i64 = diesel::update(account_feed_heads::table.find(&id))
             .set(account_feed_heads::last_seq.eq(account_feed_heads::last_seq + n))
-            .execute(conn)?;
-        let last: i64 = account_feed_heads::table
-            .find(&id)
-            .select(account_feed_heads::last_seq)
-            .first(conn)?;
+            .returning(account_feed_heads::last_seq)
+            .get_result(conn)?;
         let endpoints = super::webhooks::enabled_endpoints(conn, &id)?;
         for (seq, item) in (last - n + 1..).zip(items) {
             let row = FeedRow {
