@@ -143,10 +143,27 @@ pub struct Options {
     pub target: u32,
     /// None: the R1.4 default for the player count.
     pub deck: Option<DeckCounts>,
+    /// R10.1: seconds a seat has to act, [`MIN_TURN_TIME`]..=[`MAX_TURN_TIME`]; None: no
+    /// deadline. Missing from older JSON: [`DEFAULT_TURN_TIME`]; an explicit null is None.
+    pub turn_time: Option<u32>,
+    /// R10.2: a seat that runs out of time on this many turns in a row resigns (1..=20).
+    pub timeouts_to_resign: u8,
 }
 
 /// The highest target a game may set: far beyond any real game, small enough for u32 totals.
 pub const MAX_TARGET: u32 = 1_000_000;
+
+/// R10.1: the default turn time, 3 days. Games here are played by correspondence, not at one
+/// table: players come back once or twice a day, so a deadline of minutes would resign them.
+pub const DEFAULT_TURN_TIME: u32 = 259_200;
+/// R10.1: one minute.
+pub const MIN_TURN_TIME: u32 = 60;
+/// R10.1: thirty days.
+pub const MAX_TURN_TIME: u32 = 2_592_000;
+/// R10.2: the default number of timed-out turns in a row that resigns a seat.
+pub const DEFAULT_TIMEOUTS_TO_RESIGN: u8 = 3;
+/// R10.2: the highest `timeouts_to_resign` a game may set.
+pub const MAX_TIMEOUTS_TO_RESIGN: u8 = 20;
 
 impl Default for Options {
     fn default() -> Self {
@@ -157,12 +174,14 @@ impl Default for Options {
             blitz: BlitzMode::Off,
             target: 500,
             deck: None,
+            turn_time: Some(DEFAULT_TURN_TIME),
+            timeouts_to_resign: DEFAULT_TIMEOUTS_TO_RESIGN,
         }
     }
 }
 
 impl Options {
-    /// Checks R1.1, R1.4 and R7.1; the error is `invalid_options` with a message that says
+    /// Checks R1.1, R1.4, R7.1 and R10.1/R10.2; the error is `invalid_options` with a message that says
     /// which value is wrong.
     pub fn validate(&self) -> Result<(), RulesError> {
         if !(2..=4).contains(&self.players) {
@@ -179,6 +198,19 @@ impl Options {
             return Err(invalid(format!(
                 "target must be 1..={MAX_TARGET}, not {}",
                 self.target
+            )));
+        }
+        if let Some(seconds) = self.turn_time {
+            if !(MIN_TURN_TIME..=MAX_TURN_TIME).contains(&seconds) {
+                return Err(invalid(format!(
+                    "turn_time must be {MIN_TURN_TIME}..={MAX_TURN_TIME} seconds (1 minute to 30 days) or null for none, not {seconds}"
+                )));
+            }
+        }
+        if !(1..=MAX_TIMEOUTS_TO_RESIGN).contains(&self.timeouts_to_resign) {
+            return Err(invalid(format!(
+                "timeouts_to_resign must be 1..={MAX_TIMEOUTS_TO_RESIGN}, not {}",
+                self.timeouts_to_resign
             )));
         }
         self.deck_counts().validate(self.players)
@@ -372,5 +404,69 @@ mod tests {
             .validate()
             .expect_err("too many jokers");
         assert!(err.to_string().contains("jokers"));
+    }
+
+    #[test]
+    fn r10_1_options_without_the_turn_fields_get_the_defaults() {
+        let old: Options =
+            serde_json::from_str(r#"{"players": 3, "target": 300}"#).expect("old JSON loads");
+        assert_eq!(old.turn_time, Some(DEFAULT_TURN_TIME));
+        assert_eq!(old.turn_time, Some(3 * 24 * 60 * 60));
+        assert_eq!(old.timeouts_to_resign, 3);
+        assert_eq!(old.validate(), Ok(()));
+        let none: Options =
+            serde_json::from_str(r#"{"turn_time": null}"#).expect("null is allowed");
+        assert_eq!(none.turn_time, None);
+        assert_eq!(none.validate(), Ok(()));
+        let back: Options =
+            serde_json::from_value(serde_json::to_value(&none).expect("serializes"))
+                .expect("round trip");
+        assert_eq!(back, none, "None stays None through JSON");
+    }
+
+    #[test]
+    fn r10_1_turn_time_is_one_minute_to_thirty_days() {
+        for (turn_time, ok) in [
+            (Some(59), false),
+            (Some(60), true),
+            (Some(DEFAULT_TURN_TIME), true),
+            (Some(2_592_000), true),
+            (Some(2_592_001), false),
+            (Some(0), false),
+            (None, true),
+        ] {
+            let options = Options {
+                turn_time,
+                ..Options::default()
+            };
+            let result = options.validate();
+            assert_eq!(result.is_ok(), ok, "turn_time {turn_time:?}");
+            if let Err(err) = result {
+                assert_eq!(err.code(), "invalid_options");
+                assert!(err.to_string().contains("turn_time"), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn r10_2_timeouts_to_resign_is_1_to_20() {
+        for (timeouts_to_resign, ok) in [(0, false), (1, true), (3, true), (20, true), (21, false)]
+        {
+            let options = Options {
+                timeouts_to_resign,
+                ..Options::default()
+            };
+            let result = options.validate();
+            assert_eq!(
+                result.is_ok(),
+                ok,
+                "timeouts_to_resign {timeouts_to_resign}"
+            );
+            if let Err(err) = result {
+                assert!(err.to_string().contains("timeouts_to_resign"), "{err}");
+            }
+        }
+        let json = r#"{"timeouts_to_resign": 300}"#;
+        assert!(serde_json::from_str::<Options>(json).is_err(), "beyond u8");
     }
 }

@@ -53,6 +53,7 @@ fn variants() -> Vec<Options> {
                         blitz,
                         target,
                         deck,
+                        ..Options::default()
                     });
                 }
             }

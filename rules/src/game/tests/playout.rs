@@ -177,7 +177,7 @@ fn variants() -> Vec<Options> {
                 bonus: players != 3,
                 partner: players == 4 && blitz != BlitzMode::Off,
                 target: 300,
-                deck: None,
+                ..Options::default()
             });
         }
     }
