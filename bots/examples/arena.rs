@@ -428,6 +428,8 @@ fn solo_view(
         legal_actions,
         last_round: None,
         winners: None,
+        resigned: Vec::new(),
+        timeouts: vec![0, 0],
     }
 }
 

@@ -43,6 +43,13 @@ pub enum RulesError {
     NotANumberCard,
     #[error("your rack is not in order")]
     RackNotInOrder,
+    /// R10.2: only a seat the game waits for (and that is not already being played for) can
+    /// run out of time.
+    #[error("that seat is not expected to act now")]
+    NotAwaited,
+    /// R10.3: a seat resigns once.
+    #[error("that seat has resigned")]
+    AlreadyResigned,
 }
 
 impl RulesError {
@@ -68,6 +75,10 @@ impl RulesError {
             RulesError::InvalidSwapTarget => "invalid_swap_target",
             RulesError::NotANumberCard => "not_a_number_card",
             RulesError::RackNotInOrder => "rack_not_in_order",
+            // The service's own `not_awaited` (no hint to give) means the same: the game does
+            // not wait for this seat now.
+            RulesError::NotAwaited => "not_awaited",
+            RulesError::AlreadyResigned => "already_resigned",
         }
     }
 }

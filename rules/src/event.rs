@@ -12,6 +12,13 @@
 //!   next `TurnStarted` (or, R3.6, `RoundEnded` right after it).
 //! - `RackoCalled`, at any moment of a turn; then `RoundEnded`, and `GameEnded` if a total
 //!   reached the target (R6.1).
+//! - `TurnTimedOut` (R10.2), at any moment a seat is awaited; then the actions made for the
+//!   seat, each its own step. After the one that leaves the seat no longer awaited, if the seat
+//!   has run out of time on `timeouts_to_resign` turns in a row: `Resigned` (reason `timeouts`)
+//!   right after that action's events, then what resigning causes.
+//! - `Resigned` (R10.3), at any moment before the game is over; with two players or Partner
+//!   then `GameEnded` (the round in progress is not scored); with three or four, `GameEnded`
+//!   only once every seat has resigned.
 //!
 //! [`StockReshuffled`]: Event::StockReshuffled
 
@@ -30,6 +37,17 @@ pub enum RoundEnd {
     BlitzRacko { seat: Seat },
     /// R3.6: nothing can be drawn or taken.
     StockExhausted,
+}
+
+/// Why a seat resigned (R10.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ResignReason {
+    /// The player resigned ([`Game::resign`](crate::Game::resign)).
+    Player,
+    /// The seat ran out of time on `timeouts_to_resign` turns in a row (R10.2).
+    Timeouts,
 }
 
 /// Hidden values are `Option`s: `Some` in the full event, `None` in a projection for a viewer who
@@ -120,11 +138,17 @@ pub enum Event {
         totals: Vec<u32>,
         seed: Seed,
     },
-    /// R6.1: equal highest totals share the win.
+    /// R6.1: equal highest totals share the win. R10.3: after a resignation the winners are
+    /// the other player or team, or nobody when every seat resigned.
     GameEnded {
         winners: Vec<Seat>,
         totals: Vec<u32>,
     },
+    /// R10.2: the seat's deadline passed; the actions that follow are made for it until it is
+    /// no longer awaited. Public (R10.4).
+    TurnTimedOut { seat: Seat },
+    /// R10.3: public (R10.4).
+    Resigned { seat: Seat, reason: ResignReason },
 }
 
 impl Event {
@@ -232,6 +256,18 @@ impl Event {
         Some(input)
     }
 
+    /// True for the event a replay step runs again: a `RoundStarted` (a deal), an event with
+    /// [`Event::action`], a `TurnTimedOut` ([`Game::time_out`](crate::Game::time_out)) or a
+    /// player's `Resigned` ([`Game::resign`](crate::Game::resign)). A resignation for
+    /// timeouts is not one: it follows from the last action made for the seat.
+    pub fn is_input(&self) -> bool {
+        match self {
+            Event::RoundStarted { .. } | Event::TurnTimedOut { .. } => true,
+            Event::Resigned { reason, .. } => *reason == ResignReason::Player,
+            _ => self.action().is_some(),
+        }
+    }
+
     /// A stable snake_case name of the event kind (matches the serde tag).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -254,6 +290,8 @@ impl Event {
             Event::RackoCalled { .. } => "racko_called",
             Event::RoundEnded { .. } => "round_ended",
             Event::GameEnded { .. } => "game_ended",
+            Event::TurnTimedOut { .. } => "turn_timed_out",
+            Event::Resigned { .. } => "resigned",
         }
     }
 }
@@ -373,7 +411,74 @@ mod tests {
                 winners: vec![],
                 totals: vec![],
             },
+            Event::TurnTimedOut { seat: 1 },
+            Event::Resigned {
+                seat: 0,
+                reason: ResignReason::Player,
+            },
+            Event::Resigned {
+                seat: 1,
+                reason: ResignReason::Timeouts,
+            },
         ]
+    }
+
+    #[test]
+    fn r10_4_timeouts_and_resignations_reveal_nothing_and_hide_nothing() {
+        let events = [
+            Event::TurnTimedOut { seat: 1 },
+            Event::Resigned {
+                seat: 0,
+                reason: ResignReason::Timeouts,
+            },
+        ];
+        for event in events {
+            for viewer in [
+                Viewer::Seat { seat: 0 },
+                Viewer::Seat { seat: 2 },
+                Viewer::Spectator,
+            ] {
+                assert_eq!(event.for_viewer(viewer, false), event, "{viewer:?}");
+            }
+        }
+        let json = serde_json::to_value(Event::Resigned {
+            seat: 2,
+            reason: ResignReason::Player,
+        })
+        .expect("serializes");
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "resigned", "seat": 2, "reason": "player"})
+        );
+    }
+
+    #[test]
+    fn r10_inputs_are_deals_actions_timeouts_and_a_players_resignation() {
+        let inputs: Vec<&str> = every_event()
+            .iter()
+            .filter(|e| e.is_input())
+            .map(Event::kind)
+            .collect();
+        let expected = [
+            "round_started",
+            "deal_chosen",
+            "blitz_card_placed",
+            "discard_taken",
+            "drew",
+            "drawn_placed",
+            "drawn_discarded",
+            "cards_swapped",
+            "racks_swapped",
+            "racko_called",
+            "turn_timed_out",
+            "resigned",
+        ];
+        assert_eq!(inputs, expected);
+        let for_timeouts = Event::Resigned {
+            seat: 1,
+            reason: ResignReason::Timeouts,
+        };
+        assert!(!for_timeouts.is_input());
     }
 
     #[test]

@@ -2,16 +2,21 @@
 //!
 //! The work is split by moment of play: `deal` deals a round (R2, R7.3), `turn` checks and
 //! carries out the actions of a turn (R3, R4.2), `end` scores a round and ends the game (R5,
-//! R6, R7.1), `legal` lists the legal actions and `project` builds the views (R8).
+//! R6, R7.1), `legal` lists the legal actions, `project` builds the views (R8) and `outlast`
+//! holds the service's rules for games that outlast their players: timeouts and resigning
+//! (R10).
 
 mod deal;
 mod end;
 mod legal;
+mod outlast;
 mod project;
 mod turn;
 
 #[cfg(test)]
 mod tests;
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -101,6 +106,17 @@ pub struct Game {
     totals: Vec<u32>,
     /// The last ended round, public (R8.2).
     last_round: Option<RoundResult>,
+    /// R10.3: the seats that resigned, ascending. (Games stored before R10 have none.)
+    #[serde(default)]
+    resigned: Vec<Seat>,
+    /// R10.2: each seat's count of turns in a row on which it ran out of time; seats with
+    /// none are absent, so that a game stored before R10 equals its replay.
+    #[serde(default)]
+    timeouts: BTreeMap<Seat, u8>,
+    /// R10.2: the seat whose deadline passed and for which the service is acting, until the
+    /// game no longer awaits it.
+    #[serde(default)]
+    played_for: Option<Seat>,
 }
 
 impl Game {
@@ -126,6 +142,9 @@ impl Game {
             round_scores: Vec::new(),
             totals: vec![0; players],
             last_round: None,
+            resigned: Vec::new(),
+            timeouts: BTreeMap::new(),
+            played_for: None,
         })
     }
 
@@ -201,10 +220,19 @@ impl Game {
     }
 
     /// As `apply`, in place (checks fully before it changes anything).
+    ///
+    /// R10.2: an action of a seat that is not being played for resets its count of timeouts;
+    /// once the game no longer awaits the seat being played for, it may resign for timeouts
+    /// (`Resigned` and its consequences end these events).
     pub fn apply_mut(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
         self.check(seat, action)?;
+        if self.played_for != Some(seat) {
+            self.timeouts.remove(&seat);
+        }
+        let before = self.played_for.and_then(|p| self.wait_of(p));
         let mut events = Vec::with_capacity(4);
         self.perform(seat, *action, &mut events);
+        self.settle_played_for(before, &mut events);
         Ok(events)
     }
 

@@ -33,7 +33,7 @@ pub use action::Action;
 pub use card::{Card, Rack, Seat, Slot};
 pub use deck::StackedDeck;
 pub use error::RulesError;
-pub use event::{Event, RoundEnd};
+pub use event::{Event, ResignReason, RoundEnd};
 pub use game::{Game, Phase, TurnStage};
 pub use options::{BlitzMode, DeckCounts, Options};
 pub use shuffle::{RoundDeal, Seed};

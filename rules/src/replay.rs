@@ -1,8 +1,10 @@
 //! Rebuilding a game from its log (R9.2, audits): the options and the full events suffice.
 //!
 //! A log is replayed step by step. A step is what one deal or one action produces: the rules
-//! run its input event (a `RoundStarted`, or an event with [`Event::action`]) again and must
-//! give exactly the recorded events. Events that follow from the rules alone (turns, skips,
+//! run its input event (see [`Event::is_input`]) again and must
+//! give exactly the recorded events. A `TurnTimedOut` and a player's `Resigned` are steps of
+//! their own (R10); a `Resigned` for timeouts ends the step of the last action made for the
+//! seat. Events that follow from the rules alone (turns, skips,
 //! reshuffles, round ends) may come before the input event of their step (a reshuffle comes
 //! before the draw it serves). [`Steps`] walks a log step by step; [`replay`] runs them all.
 
@@ -154,6 +156,9 @@ impl<'a> Steps<'a> {
                 };
                 self.game.start_round_mut(&deal)
             }
+            // R10.2, R10.3: a resignation for timeouts is no input; `is_input` skips it.
+            Event::TurnTimedOut { seat } => self.game.time_out_mut(*seat),
+            Event::Resigned { seat, .. } => self.game.resign_mut(*seat),
             event => match event.action() {
                 Some((seat, action)) => self.game.apply_mut(seat, &action),
                 None => return Err(ReplayError::at(input, "not an input event")),
@@ -199,7 +204,7 @@ pub fn replay(options: &Options, events: &[Event]) -> Result<Game, ReplayError> 
 }
 
 fn is_input(event: &Event) -> bool {
-    matches!(event, Event::RoundStarted { .. }) || event.action().is_some()
+    event.is_input()
 }
 
 #[cfg(test)]

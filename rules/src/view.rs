@@ -83,6 +83,10 @@ pub struct View {
     pub legal_actions: Vec<Action>,
     /// The last ended round, racks and seed included (R8.2).
     pub last_round: Option<RoundResult>,
-    /// When the game is over (R6.1).
+    /// When the game is over (R6.1; R10.3: never a resigned seat, empty when all resigned).
     pub winners: Option<Vec<Seat>>,
+    /// R10.3: the seats that resigned, ascending (public, R10.4).
+    pub resigned: Vec<Seat>,
+    /// R10.2: by seat, the turns in a row on which it ran out of time (public, R10.4).
+    pub timeouts: Vec<u8>,
 }

@@ -78,17 +78,21 @@ impl Game {
     }
 
     /// R6.1: None while no player (team) has reached the target; else every seat of the
-    /// highest total (both partners of a team).
+    /// highest total (both partners of a team). R10.3: any total may end the game, but only
+    /// seats that have not resigned win (with two players or Partner a resignation has ended
+    /// the game already).
     fn winners(&self) -> Option<Vec<Seat>> {
         let sides = self.team_totals().unwrap_or_else(|| self.totals.clone());
         let side_of = |seat: Seat| usize::from(seat) % sides.len();
-        let best = sides.iter().copied().max()?;
-        if best < self.options.target {
+        let highest = sides.iter().copied().max()?;
+        if highest < self.options.target {
             return None;
         }
+        let playing = || self.seats().filter(|s| !self.resigned(*s));
+        let best = playing().map(|s| sides[side_of(s)]).max();
         Some(
-            self.seats()
-                .filter(|s| sides[side_of(*s)] == best)
+            playing()
+                .filter(|s| Some(sides[side_of(*s)]) == best)
                 .collect(),
         )
     }

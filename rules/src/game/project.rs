@@ -57,6 +57,8 @@ impl Game {
                 Phase::GameOver { winners } => Some(winners.clone()),
                 _ => None,
             },
+            resigned: self.resigned_seats(),
+            timeouts: self.seats().map(|seat| self.timeouts(seat)).collect(),
         }
     }
 

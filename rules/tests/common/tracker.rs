@@ -361,7 +361,11 @@ impl Tracker {
                     "final totals are the last round's totals"
                 );
                 self.winners = Some(winners.clone());
+                // R10.3: a resignation ends the game with the round unscored.
+                self.round_open = false;
             }
+            // R10.4: public, and nothing moves.
+            Event::TurnTimedOut { .. } | Event::Resigned { .. } => {}
         }
     }
 
