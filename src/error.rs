@@ -101,7 +101,7 @@ codes! {
     GameNotFinished = "game_not_finished",
     /// Another change holds the game for longer than the lock timeout; try again shortly.
     GameBusy = "game_busy",
-    /// The seat is not expected to act now, so there is nothing to hint.
+    /// The seat is not expected to act now: nothing to hint, or (R10.2) nothing to time out.
     NotAwaited = "not_awaited",
     StaleVersion = "stale_version",
     SeatTaken = "seat_taken",
@@ -134,6 +134,8 @@ codes! {
     InvalidSwapTarget = "invalid_swap_target",
     NotANumberCard = "not_a_number_card",
     RackNotInOrder = "rack_not_in_order",
+    /// R10.3: the seat has resigned already.
+    AlreadyResigned = "already_resigned",
     // The server.
     Internal = "internal",
     ServerError = "server_error",
@@ -257,6 +259,9 @@ fn rules_code(e: &RulesError) -> Code {
         RulesError::InvalidSwapTarget => Code::InvalidSwapTarget,
         RulesError::NotANumberCard => Code::NotANumberCard,
         RulesError::RackNotInOrder => Code::RackNotInOrder,
+        // The same meaning as the service's own: the game does not wait for this seat now.
+        RulesError::NotAwaited => Code::NotAwaited,
+        RulesError::AlreadyResigned => Code::AlreadyResigned,
     }
 }
 
@@ -328,6 +333,8 @@ mod tests {
             RulesError::InvalidSwapTarget,
             RulesError::NotANumberCard,
             RulesError::RackNotInOrder,
+            RulesError::NotAwaited,
+            RulesError::AlreadyResigned,
         ];
         for e in samples {
             assert_eq!(ServiceError::from(e.clone()).code.as_str(), e.code());
