@@ -114,7 +114,7 @@ codes! {
     WebhookAddressRefused = "webhook_address_refused",
     InvalidWebhookKind = "invalid_webhook_kind",
     TooManyWebhooks = "too_many_webhooks",
-    // The rules (R1..R9): an illegal action or bad options.
+    // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",
     SeatOutOfRange = "seat_out_of_range",

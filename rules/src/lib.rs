@@ -1,6 +1,6 @@
 //! The rules of Racko (Ravensburger, 1986), as a pure and deterministic library.
 //!
-//! Rule numbers (R1..R9) and worked examples (E1..E8) refer to `docs/rules.md` at the root of
+//! Rule numbers (R1..R10) and worked examples (E1..E8) refer to `docs/rules.md` at the root of
 //! the repository, the project's rules contract.
 //! Nothing here performs IO, reads a clock or the OS random source: every
 //! random choice is derived from a caller-supplied 32-byte seed (see [`shuffle`]).
@@ -11,6 +11,9 @@
 //! - [`Game::apply`] applies one [`Action`] of one seat and returns the new game and the
 //!   [`Event`]s it caused, or a [`RulesError`], leaving `self` untouched.
 //! - [`Game::legal_actions`] lists exactly what a seat may do now.
+//! - R10, games that outlast their players: [`Game::time_out`] when a seat's deadline has
+//!   passed, then [`Game::simplest_move`] (or a computer player's move) while
+//!   [`Game::played_for`] names the seat; [`Game::resign`].
 //! - [`Game::view`] and [`Event::for_viewer`] are the R8 projections.
 //! - [`replay::replay`] rebuilds a game from its options and its full event log;
 //!   [`replay::Steps`] walks the log one deal or action at a time.
