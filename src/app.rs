@@ -96,6 +96,11 @@ impl Application {
                 allow_private: config.webhooks_allow_private,
             },
         ));
+        actix_web::rt::spawn(crate::sweeper::run(
+            store.clone(),
+            config.sweep_every,
+            config.test_mode,
+        ));
         // PostgreSQL: other processes' commits wake this process's streams and long-polls.
         if let Some(relay) = store.relay() {
             std::thread::Builder::new()
@@ -152,11 +157,12 @@ impl Application {
 
 async fn open_store(config: &Config) -> anyhow::Result<Store> {
     let (url, pool, waits) = (config.database_url(), config.pool_size, config.db_waits);
+    let lead = config.reminder_lead;
     let store = tokio::task::spawn_blocking(move || Store::open_with(&url, pool, waits))
         .await
         .context("store open task")?
         .context("cannot open the store")?;
-    Ok(store)
+    Ok(store.with_reminder_lead(lead))
 }
 
 /// The configured secret; in development without one, a secret generated once and kept in the

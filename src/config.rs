@@ -172,6 +172,15 @@ pub struct ConfigArgs {
         default_value_t = 10
     )]
     pub webhook_timeout_secs: u64,
+    /// Seconds before a turn's deadline that its player gets a "deadline near" feed item and
+    /// webhook (at most half the game's turn time).
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_REMINDER_LEAD_SECS",
+        default_value_t = 21_600
+    )]
+    pub reminder_lead_secs: u64,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -246,6 +255,11 @@ pub struct Config {
     pub webhook_retry_base: Duration,
     /// How long a delivery is retried (not an option: 24 h; tests shorten it).
     pub webhook_retry_for: Duration,
+    /// How often each process's sweeper looks for due games besides its own wake-ups
+    /// (deadlines; other processes' changes). Not an option.
+    pub sweep_every: Duration,
+    /// How long before a deadline its player is reminded.
+    pub reminder_lead: Duration,
 }
 
 impl Config {
@@ -277,6 +291,8 @@ impl Config {
             webhook_poll: Duration::from_millis(500),
             webhook_retry_base: Duration::from_secs(5),
             webhook_retry_for: Duration::from_secs(24 * 3600),
+            sweep_every: Duration::from_secs(1),
+            reminder_lead: crate::store::DEFAULT_REMINDER_LEAD,
         }
     }
 
@@ -304,6 +320,7 @@ impl Config {
             idempotency_ttl: Duration::from_secs(args.idempotency_ttl_secs),
             webhooks_allow_private: args.webhooks_allow_private,
             webhook_timeout: Duration::from_secs(args.webhook_timeout_secs),
+            reminder_lead: Duration::from_secs(args.reminder_lead_secs),
             cors_origins: args
                 .cors_origins
                 .iter()
@@ -572,6 +589,7 @@ mod tests {
             cors_origins: None,
             webhooks_allow_private: false,
             webhook_timeout_secs: 10,
+            reminder_lead_secs: 21_600,
         }
     }
 

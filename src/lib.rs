@@ -17,4 +17,5 @@ pub mod metrics;
 pub mod notify;
 pub mod service;
 pub mod store;
+pub mod sweeper;
 pub mod telemetry;

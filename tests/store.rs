@@ -65,6 +65,8 @@ fn seat(n: u8, who: &Account, awaiting: bool) -> SeatRecord {
         account_id: who.id,
         username: who.username.clone(),
         awaiting,
+        deadline: None,
+        reminded: false,
     }
 }
 
@@ -84,6 +86,7 @@ fn new_game(creator: &Account, seats: Vec<SeatRecord>) -> NewGame {
             stock: vec![Card::Number { value: 4 }, Card::Joker],
         }],
         created_at: racko::store::now(),
+        due_at: None,
     }
 }
 
@@ -106,6 +109,7 @@ fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
         at: racko::store::now(),
         idempotency: None,
         feed: vec![],
+        due_at: None,
     }
 }
 

@@ -104,7 +104,7 @@ pub fn starts_step(events: &[Event], i: usize) -> bool {
     match &events[i] {
         Event::StockReshuffled { .. } => true,
         Event::RoundStarted { .. } => true,
-        event => event.action().is_some() && !after_reshuffle,
+        event => event.is_input() && !after_reshuffle,
     }
 }
 

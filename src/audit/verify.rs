@@ -12,7 +12,7 @@
 //! the final totals and winners. The first discrepancy ends it, named.
 
 use racko_rules::replay::replay;
-use racko_rules::{Event, Game, Options, Phase, Seat, RULES_VERSION};
+use racko_rules::{Event, Game, Options, Phase, ResignReason, Seat, RULES_VERSION};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -266,6 +266,8 @@ fn check_lobby(doc: &GameExport) -> Result<&Options, VerifyError> {
 fn check_entries(doc: &GameExport) -> Result<Vec<(i64, Event)>, VerifyError> {
     let mut round = 0;
     let mut events = Vec::new();
+    let mut played_by_server = std::collections::BTreeSet::new();
+    let mut resigned = std::collections::BTreeSet::new();
     for entry in &doc.events {
         let at = format!("event seq {} ({})", entry.seq, entry.event.kind());
         if entry.kind != entry.event.kind() {
@@ -294,13 +296,35 @@ fn check_entries(doc: &GameExport) -> Result<Vec<(i64, Event)>, VerifyError> {
                 entry.round
             )));
         }
-        if let Some((seat, _)) = event.action() {
-            if entry.actor_seat != Some(seat) {
+        // Who may be recorded as the actor: the seat's player for its own actions, nobody
+        // (the server) for a move made after its time ran out or for a resigned seat (R10).
+        let expected = match event {
+            Event::TurnTimedOut { seat } => {
+                played_by_server.insert(*seat);
+                Some(None)
+            }
+            Event::Resigned { seat, reason } => {
+                resigned.insert(*seat);
+                Some((*reason == ResignReason::Player).then_some(*seat))
+            }
+            _ => event.action().map(|(seat, _)| {
+                if entry.actor_seat.is_none()
+                    && (played_by_server.contains(&seat) || resigned.contains(&seat))
+                {
+                    None
+                } else {
+                    played_by_server.remove(&seat);
+                    Some(seat)
+                }
+            }),
+        };
+        if let Some(expected) = expected {
+            if entry.actor_seat != expected {
+                let name = |s: Option<Seat>| s.map_or("none".to_string(), |s| s.to_string());
                 return Err(discrepancy(format!(
-                    "{at}: recorded actor seat {}, the event is seat {seat}'s",
-                    entry
-                        .actor_seat
-                        .map_or("none".to_string(), |s| s.to_string())
+                    "{at}: recorded actor seat {}, expected {}",
+                    name(entry.actor_seat),
+                    name(expected)
                 )));
             }
         }

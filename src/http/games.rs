@@ -18,7 +18,7 @@ use crate::{
         self,
         hint::Hint,
         log_page::EventPage,
-        play::{ActionRequest, ActionResult},
+        play::{ActionRequest, ActionResult, ResignRequest},
         GameView, Reply,
     },
 };
@@ -30,7 +30,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/v1/games/{id}").route(web::get().to(get_game)))
         .service(web::resource("/v1/games/{id}/actions").route(web::post().to(post_action)))
         .service(web::resource("/v1/games/{id}/events").route(web::get().to(list_events)))
-        .service(web::resource("/v1/games/{id}/hint").route(web::get().to(get_hint)));
+        .service(web::resource("/v1/games/{id}/hint").route(web::get().to(get_hint)))
+        .service(web::resource("/v1/games/{id}/resign").route(web::post().to(post_resign)));
 }
 
 /// The caller's view of a game, with its legal actions. `ETag` is the game's version.
@@ -106,6 +107,50 @@ pub async fn post_action(
         _ => {}
     }
     Ok(reply(result?, StatusCode::OK, |r: &ActionResult| {
+        r.view.version
+    }))
+}
+
+/// Resign (R10.3). With two players or Partner the game ends at once and the others win; with
+/// three or four the server plays the seat to the end and it cannot win. The version comes
+/// from the body or from `If-Match`; an `Idempotency-Key` makes a retry return the first answer.
+#[utoipa::path(post, path = "/v1/games/{id}/resign", tag = "play",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("If-Match" = Option<String>, Header,
+            description = "The version seen, as its ETag: `\"7\"`, `W/\"7\"` or a bare `7`. Optional when the body has `version`; when both are sent they must agree (else 400 `version_mismatch`).",
+            nullable = false, pattern = r#"^(W/)?("[0-9]{1,18}"|[0-9]{1,18})$"#),
+        IdempotencyKeyHeader,
+    ),
+    request_body = ResignRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Resigned: the game after it and the new events as the caller may see them", body = ActionResult),
+        (status = 400, description = "`invalid_json`, `invalid_if_match`, `version_mismatch`, `invalid_idempotency_key`"),
+        (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`not_a_player`"),
+        (status = 404, description = "`game_not_found`"),
+        (status = 409, description = "`stale_version` (with the current version), `game_not_started`, `game_cancelled`, `seat_resigned`"),
+        (status = 422, description = "`game_over`, `already_resigned`; `invalid_body`; `idempotency_key_reused`"),
+        (status = 428, description = "`version_required`"),
+    ))]
+pub async fn post_resign(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    id: web::Path<Uuid>,
+    req: HttpRequest,
+    body: Json<ResignRequest>,
+) -> Result<HttpResponse, ServiceError> {
+    let (caller, id, body) = (caller(&user), id.into_inner(), body.into_inner());
+    let version = version_of(&req, body.version)?;
+    let canonical = ResignRequest {
+        version: Some(version),
+    };
+    let key = idempotency_key(&req, &format!("/v1/games/{id}/resign"), &canonical)?;
+    let result = state
+        .db(move |store| service::play::resign(store, &caller, id, version, key.as_ref()))
+        .await?;
+    Ok(reply(result, StatusCode::OK, |r: &ActionResult| {
         r.view.version
     }))
 }

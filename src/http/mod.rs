@@ -6,6 +6,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod clock;
 pub mod cors;
 pub mod extract;
 pub mod games;
@@ -30,6 +31,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     webhooks::configure(cfg);
     lobby::configure(cfg);
     audit::configure(cfg);
+    clock::configure(cfg);
     openapi::configure(cfg);
     cfg.default_service(web::to(observe::not_found));
 }

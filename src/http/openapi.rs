@@ -61,6 +61,8 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::webhooks::rotate_webhook,
         http::webhooks::webhook_deliveries,
         http::games::get_hint,
+        http::games::post_resign,
+        http::clock::advance_clock,
     ),
     components(schemas(
         Problem,

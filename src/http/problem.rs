@@ -52,7 +52,7 @@ pub fn status(code: Code) -> StatusCode {
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
         | GameCancelled | GameNotFinished | GameBusy | NotAwaited | AlreadyResigned
         | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken | SettingTaken
-        | UnknownRulesVersion | TooManyWebhooks => StatusCode::CONFLICT,
+        | UnknownRulesVersion | TooManyWebhooks | SeatResigned => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -82,7 +82,8 @@ pub fn status(code: Code) -> StatusCode {
         | RackNotInOrder
         | InvalidWebhookUrl
         | WebhookAddressRefused
-        | InvalidWebhookKind => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidWebhookKind
+        | InvalidComputerSeat => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

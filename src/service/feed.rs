@@ -87,6 +87,19 @@ pub fn items(before: &GameRecord, status: GameStatus, seats: &[SeatRecord]) -> V
             );
         }
     }
+    // Issue 11.4: a seat just marked reminded is told its deadline is near.
+    for seat in seats.iter().filter(|s| s.reminded && s.awaiting) {
+        let was = before
+            .seats
+            .iter()
+            .any(|b| b.seat == seat.seat && b.account_id == seat.account_id && b.reminded);
+        if !was {
+            let data = json!({ "seat": seat.seat, "deadline": seat.deadline, "seats": table });
+            push(seat.account_id, "deadline_near", data);
+        }
+    }
+    // Nobody reads a computer's feed (and its head row would be one lock for every game).
+    out.retain(|item| super::computer::level_of(item.account_id).is_none());
     out
 }
 
@@ -95,7 +108,7 @@ pub fn items(before: &GameRecord, status: GameStatus, seats: &[SeatRecord]) -> V
 pub struct FeedEntry {
     /// 1, 2, 3, … without gaps within an account's feed (the stream's `id`).
     pub seq: i64,
-    /// `your_turn`, `game_started`, `player_joined`, `player_left`, `game_finished`,
+    /// `your_turn`, `deadline_near`, `game_started`, `player_joined`, `player_left`, `game_finished`,
     /// `game_cancelled`, `webhook_disabled`.
     pub kind: String,
     /// The game it is about; none for an item about the account (`webhook_disabled`).

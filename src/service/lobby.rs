@@ -10,13 +10,15 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::computer::{self, ComputerSeat};
+use super::due;
 use super::idempotency::{IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
-use super::write::{change_game, create_game, Asker, Decision, Expect, Logged};
+use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
 use super::{cancelled, not_a_player, random, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
-use crate::store::{self, GameRecord, GameStatus, NewGame, SeatRecord, Store};
+use crate::store::{GameRecord, GameStatus, NewGame, SeatRecord, Store};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +28,10 @@ pub struct CreateGame {
     /// Test mode only: the deck of round 1, 2, … in order (later rounds are shuffled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stacked: Option<Vec<StackedDeck>>,
+    /// Seats the computer plays (issue 12); when they fill the table the game starts at once,
+    /// so one person can play alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub computer: Vec<ComputerSeat>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -54,7 +60,8 @@ pub fn create(
     for deck in &stacked {
         deck.validate(&options.deck_counts(), options.players)?;
     }
-    let log = [
+    computer::check(&request.computer, options.players)?;
+    let mut log: Vec<Logged> = [
         LogEvent::GameCreated {
             options: options.clone(),
             rules_version: RULES_VERSION,
@@ -69,7 +76,55 @@ pub fn create(
         round: 0,
         actor: Some(caller.id),
         event,
-    });
+    })
+    .into();
+    let mut seats = vec![SeatRecord {
+        seat: 0,
+        account_id: caller.id,
+        username: caller.username.clone(),
+        awaiting: false,
+        deadline: None,
+        reminded: false,
+    }];
+    for seat in request.computer.iter().copied().map(computer::seat_record) {
+        log.push(Logged {
+            round: 0,
+            actor: Some(seat.account_id),
+            event: LogEvent::PlayerJoined {
+                seat: seat.seat,
+                username: seat.username.clone(),
+            },
+        });
+        seats.push(seat);
+    }
+    seats.sort_by_key(|s| s.seat);
+    let (mut state, mut status) = (state, GameStatus::Open);
+    if seats.len() == usize::from(options.players) {
+        // Computers fill the table: the game starts now, round 1 dealt in this transaction.
+        let players = SeatedPlayer::all(&seats);
+        log.push(Logged {
+            round: 0,
+            actor: None,
+            event: LogEvent::GameStarted { players },
+        });
+        let (dealt, events) = deal_round(&state, test_mode, &stacked)?;
+        state = dealt;
+        status = GameStatus::Active;
+        log.extend(events.into_iter().map(|event| Logged {
+            round: state.round(),
+            actor: None,
+            event: LogEvent::Play(event),
+        }));
+    }
+    let created_at = store.now();
+    let due_at = due::settle(
+        &state,
+        status,
+        &[],
+        &mut seats,
+        created_at,
+        store.reminder_lead(),
+    );
     let game = NewGame {
         id: Uuid::new_v4(),
         created_by: caller.id,
@@ -78,16 +133,12 @@ pub fn create(
         options,
         rules_version: RULES_VERSION,
         state,
-        status: GameStatus::Open,
-        seats: vec![SeatRecord {
-            seat: 0,
-            account_id: caller.id,
-            username: caller.username.clone(),
-            awaiting: false,
-        }],
+        status,
+        seats,
         test_mode,
         stacked,
-        created_at: store::now(),
+        created_at,
+        due_at,
     };
     let asker = Asker {
         account: caller.id,
@@ -177,6 +228,8 @@ fn join_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, Service
         account_id: caller.id,
         username: caller.username.clone(),
         awaiting: false,
+        deadline: None,
+        reminded: false,
     });
     decision.seats.sort_by_key(|s| s.seat);
     let joined = LogEvent::PlayerJoined {

@@ -6,6 +6,8 @@
 //! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
+pub mod computer;
+pub mod due;
 pub mod feed;
 pub mod hint;
 pub mod idempotency;
@@ -16,6 +18,7 @@ pub mod log_page;
 pub mod play;
 mod random;
 pub mod stream;
+pub mod sweep;
 pub mod tails;
 pub mod view;
 pub mod webhooks;

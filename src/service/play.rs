@@ -3,7 +3,7 @@
 //! An action is decided against the stored current state (never a replay of the log), so its
 //! cost does not grow with the length of the game.
 
-use racko_rules::Action;
+use racko_rules::{Action, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::idempotency::{IdempotencyKey, Reply};
 use super::log_page::{EventEntry, Projection};
 use super::view::{GameView, PublicStatus};
-use super::write::{change_game, Asker, Decision, Expect};
+use super::write::{change_game, Asker, Decision, Expect, Written};
 use super::{cancelled, load_game, not_a_player, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
 use crate::store::{GameRecord, Store};
@@ -56,30 +56,67 @@ pub fn act(
         Expect::Version(version),
         asker,
         |game| decide(game, caller, action),
-        |written| {
-            let projection = Projection::new(written.game, caller.id);
-            let events = written
-                .log
-                .iter()
-                .map(|(seq, entry)| {
-                    projection.entry(
-                        *seq,
-                        entry.round,
-                        entry.actor,
-                        written.game.updated_at,
-                        &entry.event,
-                    )
-                })
-                .collect();
-            ActionResult {
-                view: GameView::of(written.game, caller.id),
-                events,
-            }
-        },
+        |written| action_result(written, caller),
     )
 }
 
-fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decision, ServiceError> {
+/// The version the client saw, for a resignation (or send it as `If-Match`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResignRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
+}
+
+/// The caller resigns (R10.3) if the game is still at `version`.
+pub fn resign(
+    store: &Store,
+    caller: &Caller,
+    id: Uuid,
+    version: i64,
+    key: Option<&IdempotencyKey>,
+) -> Result<Reply<ActionResult>, ServiceError> {
+    let asker = Asker {
+        account: caller.id,
+        key,
+    };
+    change_game(
+        store,
+        id,
+        Expect::Version(version),
+        asker,
+        |game| {
+            let seat = playing_seat(game, caller)?;
+            let (state, events) = game.state.resign(seat)?;
+            Ok(decision(game, state, events, Some(caller.id)))
+        },
+        |written| action_result(written, caller),
+    )
+}
+
+fn action_result(written: &Written<'_>, caller: &Caller) -> ActionResult {
+    let projection = Projection::new(written.game, caller.id);
+    let events = written
+        .log
+        .iter()
+        .map(|(seq, entry)| {
+            projection.entry(
+                *seq,
+                entry.round,
+                entry.actor,
+                written.game.updated_at,
+                &entry.event,
+            )
+        })
+        .collect();
+    ActionResult {
+        view: GameView::of(written.game, caller.id),
+        events,
+    }
+}
+
+/// The caller's seat in a started game that the caller still plays himself.
+fn playing_seat(game: &GameRecord, caller: &Caller) -> Result<Seat, ServiceError> {
     let seat = seat_of(game, caller.id).ok_or_else(not_a_player)?;
     match PublicStatus::of(game) {
         PublicStatus::Open => {
@@ -91,7 +128,23 @@ fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decisio
         PublicStatus::Cancelled => return Err(cancelled()),
         PublicStatus::Active | PublicStatus::Finished => {}
     }
-    let (state, played) = game.state.apply(seat, action)?;
+    if game.state.resigned(seat) && !game.state.is_over() {
+        return Err(ServiceError::new(
+            Code::SeatResigned,
+            "you resigned: the computer plays your seat now (R10.3)",
+        ));
+    }
+    Ok(seat)
+}
+
+/// The decision that takes the game to `state` with `events`, each event's actor the account
+/// of the seat that took the action (`actor` for an event that is not one's action).
+fn decision(
+    game: &GameRecord,
+    state: racko_rules::Game,
+    events: Vec<racko_rules::Event>,
+    actor: Option<Uuid>,
+) -> Decision {
     let round = game.state.round();
     let mut decision = Decision {
         state,
@@ -99,12 +152,19 @@ fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decisio
         seats: game.seats.clone(),
         log: Vec::new(),
     };
-    for event in played {
-        let actor = event
+    for event in events {
+        let by = event
             .action()
             .and_then(|(seat, _)| game.seats.iter().find(|s| s.seat == seat))
-            .map(|s| s.account_id);
-        decision.log(round, actor, LogEvent::Play(event));
+            .map(|s| s.account_id)
+            .or(actor.filter(|_| matches!(event, racko_rules::Event::Resigned { .. })));
+        decision.log(round, by, LogEvent::Play(event));
     }
-    Ok(decision)
+    decision
+}
+
+fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decision, ServiceError> {
+    let seat = playing_seat(game, caller)?;
+    let (state, played) = game.state.apply(seat, action)?;
+    Ok(decision(game, state, played, None))
 }

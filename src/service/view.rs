@@ -1,6 +1,7 @@
 //! What the API answers about a game: the caller's view of one game and the list entries.
 
 use chrono::{DateTime, Utc};
+use racko_bots::Level;
 use racko_rules::{Options, Seat, View};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -36,6 +37,10 @@ pub struct PlayerView {
     pub username: String,
     /// This seat is expected to act now.
     pub awaiting: bool,
+    /// R10.1: when the awaited seat's turn time runs out (the server then moves for it).
+    pub deadline: Option<DateTime<Utc>>,
+    /// The level of the computer that plays this seat (issue 12); None for a person.
+    pub computer: Option<Level>,
 }
 
 /// One game as the caller may see it (R8).
@@ -71,6 +76,8 @@ pub struct GameSummary {
     pub my_seat: Option<Seat>,
     /// The caller's seat is expected to act now.
     pub my_turn: bool,
+    /// When the caller's turn time runs out (R10.1), if the caller is awaited.
+    pub my_deadline: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -82,6 +89,8 @@ fn players(game: &GameRecord) -> Vec<PlayerView> {
             seat: seat.seat,
             username: seat.username.clone(),
             awaiting: seat.awaiting,
+            deadline: seat.deadline,
+            computer: super::computer::level_of(seat.account_id),
         })
         .collect()
 }
@@ -121,6 +130,11 @@ impl GameSummary {
                 .seats
                 .iter()
                 .any(|seat| seat.account_id == caller && seat.awaiting),
+            my_deadline: game
+                .seats
+                .iter()
+                .find(|seat| seat.account_id == caller)
+                .and_then(|seat| seat.deadline),
             created_at: game.created_at,
             updated_at: game.updated_at,
         }

@@ -15,6 +15,7 @@ use crate::store::{Delivery, NewWebhook, Store, StoreError, Webhook};
 /// The feed kinds an endpoint may ask for.
 pub const KINDS: &[&str] = &[
     "your_turn",
+    "deadline_near",
     "game_started",
     "player_joined",
     "player_left",

@@ -8,7 +8,8 @@
 //! it will be written, and stores that answer for the `Idempotency-Key`. Creating a game is the
 //! other write ([`create_game`]), also one transaction with its key.
 
-use racko_rules::{Game, RoundDeal};
+use chrono::{DateTime, Utc};
+use racko_rules::{Event, Game, RoundDeal, StackedDeck};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -16,7 +17,7 @@ use super::idempotency::{once, IdempotencyKey, Reply};
 use super::{game_not_found, random, LogEvent};
 use crate::error::{Code, ServiceError};
 use crate::store::{
-    self, GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
+    GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
     UpdateError,
 };
 
@@ -99,8 +100,9 @@ pub fn change_game<T: Serialize>(
     once(store, asker.account, asker.key, || {
         let mut tries = 1;
         loop {
-            let written =
-                store.update_game(id, |game| write_one(game, expect, asker, &decide, &answer));
+            let written = store.update_game(id, |game| {
+                write_one(game, clock(store), expect, asker, &decide, &answer)
+            });
             match written {
                 Ok((_, answer)) => return Ok(answer),
                 Err(UpdateError::Decide(e)) => return Err(e),
@@ -119,8 +121,69 @@ pub fn change_game<T: Serialize>(
     })
 }
 
+/// What [`change_game_by_server`] did.
+pub enum Served {
+    /// The change was written; the game as it is now.
+    Written(GameRecord),
+    /// Another transaction holds the game (PostgreSQL): nothing was waited for or written.
+    Held,
+    /// `decide` found nothing to do (it answered `not_awaited`); the game as it was read.
+    NothingToDo(GameRecord),
+}
+
+/// A change the server makes by itself (the sweeper): the one write path like
+/// [`change_game`], on the game as it is now, with no answer and no `Idempotency-Key`; a game
+/// another transaction holds is skipped rather than waited for.
+pub fn change_game_by_server(
+    store: &Store,
+    id: Uuid,
+    decide: impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
+) -> Result<Served, ServiceError> {
+    enum Refused {
+        Nothing(Box<GameRecord>),
+        Error(ServiceError),
+    }
+    let asker = Asker {
+        account: Uuid::nil(),
+        key: None,
+    };
+    let written = store.update_game_unless_held(id, |game| {
+        let decide = |g: &GameRecord| decide(g);
+        match write_one(
+            game,
+            clock(store),
+            Expect::Latest,
+            asker,
+            &decide,
+            &|_: &Written<'_>| (),
+        ) {
+            Ok(done) => Ok(done),
+            Err(e) if e.code == Code::NotAwaited => Err(Refused::Nothing(Box::new(game.clone()))),
+            Err(e) => Err(Refused::Error(e)),
+        }
+    });
+    match written {
+        Ok((game, ())) => Ok(Served::Written(game)),
+        Err(UpdateError::Decide(Refused::Nothing(game))) => Ok(Served::NothingToDo(*game)),
+        Err(UpdateError::Decide(Refused::Error(e))) => Err(e),
+        Err(UpdateError::Store(StoreError::NotFound)) => Err(game_not_found()),
+        // Held by another writer, or its compare-and-set lost: that writer's change is due
+        // again to be looked at, by whoever comes next.
+        Err(UpdateError::Store(StoreError::Locked(_) | StoreError::StaleVersion { .. })) => {
+            Ok(Served::Held)
+        }
+        Err(UpdateError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// The time of a change and the reminder lead, as the write path reads them from the store.
+fn clock(store: &Store) -> (DateTime<Utc>, std::time::Duration) {
+    (store.now(), store.reminder_lead())
+}
+
 fn write_one<T: Serialize>(
     game: &GameRecord,
+    (at, lead): (DateTime<Utc>, std::time::Duration),
     expect: Expect,
     asker: Asker<'_>,
     decide: &impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
@@ -138,10 +201,14 @@ fn write_one<T: Serialize>(
     if decision.status == GameStatus::Active && decision.state.is_over() {
         decision.status = GameStatus::Finished;
     }
-    let awaiting = decision.state.awaiting();
-    for seat in &mut decision.seats {
-        seat.awaiting = awaiting.contains(&seat.seat);
-    }
+    let due_at = super::due::settle(
+        &decision.state,
+        decision.status,
+        &game.seats,
+        &mut decision.seats,
+        at,
+        lead,
+    );
     let feed = super::feed::items(game, decision.status, &decision.seats);
     let mut change = GameChange {
         feed,
@@ -149,8 +216,9 @@ fn write_one<T: Serialize>(
         status: decision.status,
         seats: decision.seats,
         events: new_events(&decision.log)?,
-        at: store::now(),
+        at,
         idempotency: None,
+        due_at,
     };
     let next = game.after(&change);
     let written = Written {
@@ -164,12 +232,27 @@ fn write_one<T: Serialize>(
     Ok((change, answer))
 }
 
-/// Deals the next round: a fresh OS seed always (it is committed and later revealed, R9.2);
-/// in a test-mode game, the stacked deck given at creation for that round, if any.
+/// Deals the next round into `decision`.
 fn deal_next(game: &GameRecord, decision: &mut Decision) -> Result<(), ServiceError> {
-    let round = decision.state.round() as usize + 1;
-    let stacked = if game.test_mode {
-        game.stacked.get(round - 1).cloned()
+    let (state, dealt) = deal_round(&decision.state, game.test_mode, &game.stacked)?;
+    for event in dealt {
+        decision.log(state.round(), None, LogEvent::Play(event));
+    }
+    decision.state = state;
+    Ok(())
+}
+
+/// Deals the next round of `state`: a fresh OS seed always (it is committed and later
+/// revealed, R9.2); in a test-mode game, the stacked deck given at creation for that round,
+/// if any.
+pub fn deal_round(
+    state: &Game,
+    test_mode: bool,
+    stacked: &[StackedDeck],
+) -> Result<(Game, Vec<Event>), ServiceError> {
+    let round = state.round() as usize + 1;
+    let stacked = if test_mode {
+        stacked.get(round - 1).cloned()
     } else {
         None
     };
@@ -178,15 +261,7 @@ fn deal_next(game: &GameRecord, decision: &mut Decision) -> Result<(), ServiceEr
         stacked,
     };
     // The stacked decks were validated at creation, so a refusal here is a server fault.
-    let (state, dealt) = decision
-        .state
-        .start_round(&deal)
-        .map_err(ServiceError::internal)?;
-    for event in dealt {
-        decision.log(state.round(), None, LogEvent::Play(event));
-    }
-    decision.state = state;
-    Ok(())
+    state.start_round(&deal).map_err(ServiceError::internal)
 }
 
 fn new_events(log: &[Logged]) -> Result<Vec<NewEvent>, ServiceError> {

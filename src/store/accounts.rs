@@ -125,10 +125,26 @@ impl Store {
     }
 }
 
-fn setting(conn: &mut AnyConnection, key: &str) -> Result<Option<String>, StoreError> {
+pub(super) fn setting(conn: &mut AnyConnection, key: &str) -> Result<Option<String>, StoreError> {
     Ok(settings::table
         .find(key)
         .select(settings::value)
         .first::<String>(conn)
         .optional()?)
+}
+
+pub(super) fn put_setting(
+    conn: &mut AnyConnection,
+    key: &str,
+    value: &str,
+) -> Result<(), StoreError> {
+    let updated = diesel::update(settings::table.find(key))
+        .set(settings::value.eq(value))
+        .execute(conn)?;
+    if updated == 0 {
+        diesel::insert_into(settings::table)
+            .values((settings::key.eq(key), settings::value.eq(value)))
+            .execute(conn)?;
+    }
+    Ok(())
 }

@@ -37,6 +37,7 @@ pub(super) fn insert_game(
         last_seq: record.last_seq,
         created_at: at,
         updated_at: at,
+        due_at: record.due_at.map(|d| d.naive_utc()),
     };
     diesel::insert_into(games::table)
         .values(&row)
@@ -106,16 +107,62 @@ pub(super) fn read_game(
 
 /// PostgreSQL: locks the game's row until the transaction ends, so concurrent writers queue
 /// and each decides on the latest state, as they do on SQLite (whose writers are serialized
-/// already). The compare-and-set in `apply_change` stays as the guard.
-pub(super) fn lock_game(conn: &mut AnyConnection, id: Uuid) -> Result<(), StoreError> {
+/// already). The compare-and-set in `apply_change` stays as the guard. With `skip_locked` a
+/// row another transaction holds is not waited for: `Locked` at once (the sweepers of several
+/// processes share out the due games this way).
+pub(super) fn lock_game(
+    conn: &mut AnyConnection,
+    id: Uuid,
+    skip_locked: bool,
+) -> Result<(), StoreError> {
     if let AnyConnection::Pg(pg) = conn {
-        games::table
+        let row = games::table
             .find(id.to_string())
             .select(games::id)
-            .for_update()
-            .first::<String>(pg)
-            .optional()?;
+            .for_update();
+        let locked = if skip_locked {
+            row.skip_locked().first::<String>(pg).optional()?
+        } else {
+            row.first::<String>(pg).optional()?
+        };
+        if skip_locked && locked.is_none() {
+            return Err(StoreError::Locked("held by another writer: skipped".into()));
+        }
     }
+    Ok(())
+}
+
+/// Ids of the games whose `due_at` has come (`at` or earlier), the most overdue first.
+pub(super) fn due_games(
+    conn: &mut AnyConnection,
+    at: NaiveDateTime,
+    limit: i64,
+) -> Result<Vec<Uuid>, StoreError> {
+    games::table
+        .filter(games::due_at.le(at))
+        .order(games::due_at.asc())
+        .select(games::id)
+        .limit(limit.max(0))
+        .load::<String>(conn)?
+        .iter()
+        .map(|id| super::rows::uuid("game id", id))
+        .collect()
+}
+
+/// Sets a game's `due_at` if it is still at `version` (a sweeper found nothing to do).
+pub(super) fn set_due(
+    conn: &mut AnyConnection,
+    id: Uuid,
+    version: i64,
+    due_at: Option<NaiveDateTime>,
+) -> Result<(), StoreError> {
+    diesel::update(
+        games::table
+            .find(id.to_string())
+            .filter(games::version.eq(version)),
+    )
+    .set(games::due_at.eq(due_at))
+    .execute(conn)?;
     Ok(())
 }
 
@@ -141,6 +188,7 @@ pub(super) fn apply_change(
         games::version.eq(next.version),
         games::last_seq.eq(next.last_seq),
         games::updated_at.eq(at),
+        games::due_at.eq(change.due_at.map(|d| d.naive_utc())),
     ))
     .execute(conn)?;
     if updated == 0 {

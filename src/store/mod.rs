@@ -29,7 +29,7 @@ pub use types::*;
 pub use wake::Relay;
 pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,6 +50,9 @@ pub fn prepare_tls() {
     openssl_sys::init();
 }
 
+/// Six hours: a correspondence player checks in a few times a day.
+pub const DEFAULT_REMINDER_LEAD: Duration = Duration::from_secs(6 * 3600);
+
 /// The store. Cheap to clone (shares the pool).
 #[derive(Clone)]
 pub struct Store {
@@ -62,6 +65,12 @@ pub struct Store {
     down: Arc<AtomicBool>,
     /// Who waits for which game or feed in this process; woken after each commit.
     hub: Arc<Hub>,
+    /// The sweeper of this process waits on it (see `due_signal`).
+    due: Arc<tokio::sync::Notify>,
+    /// How far game time is ahead of the system's, in microseconds (see [`Store::now`]).
+    clock_offset: Arc<AtomicI64>,
+    /// How long before a deadline its player is reminded (see [`Store::with_reminder_lead`]).
+    reminder_lead: Duration,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -106,6 +115,9 @@ impl Store {
             waits,
             down,
             hub: wake::new_hub(),
+            due: Arc::new(tokio::sync::Notify::new()),
+            clock_offset: Arc::new(AtomicI64::new(0)),
+            reminder_lead: DEFAULT_REMINDER_LEAD,
         })
     }
 
@@ -196,7 +208,44 @@ impl Store {
             Ok::<_, StoreError>(record)
         })?;
         self.hub.wake(game_wake(&record));
+        self.wake_sweeper_if_due(&record);
         Ok(record)
+    }
+
+    /// The service's one clock for game time: deadlines, `due_at`, the times of changes and
+    /// events. In production it is the system's time ([`now`]); a server in test mode may be
+    /// moved forward (`POST /v1/test/clock`) so that tests never sleep through a deadline.
+    /// Each store has its own, so test servers in one process do not share a clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        now() + chrono::Duration::microseconds(self.clock_offset())
+    }
+
+    /// How far (microseconds) this store's clock is ahead of the system's.
+    pub fn clock_offset(&self) -> i64 {
+        self.clock_offset.load(Ordering::Relaxed)
+    }
+
+    /// Moves this store's clock to `micros` ahead of the system's, never back (test mode
+    /// only: its callers check). Other processes learn it from the settings table.
+    pub fn raise_clock_offset(&self, micros: i64) {
+        self.clock_offset.fetch_max(micros, Ordering::Relaxed);
+    }
+
+    /// The store, reminding players this long before a deadline (at most half the turn
+    /// time). The write path reads it when it works out when a game is due.
+    pub fn with_reminder_lead(mut self, lead: Duration) -> Store {
+        self.reminder_lead = lead;
+        self
+    }
+
+    pub fn reminder_lead(&self) -> Duration {
+        self.reminder_lead
+    }
+
+    fn wake_sweeper_if_due(&self, game: &GameRecord) {
+        if game.due_at.is_some_and(|due| due <= self.now()) {
+            self.due.notify_one();
+        }
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
@@ -230,8 +279,27 @@ impl Store {
         id: Uuid,
         decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
+        self.update_game_locking(id, false, decide)
+    }
+
+    /// As [`Store::update_game`], but a game another transaction holds is skipped at once
+    /// (`Locked`) instead of waited for: for the sweepers, which share out due games.
+    pub fn update_game_unless_held<T, E>(
+        &self,
+        id: Uuid,
+        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<(GameRecord, T), UpdateError<E>> {
+        self.update_game_locking(id, true, decide)
+    }
+
+    fn update_game_locking<T, E>(
+        &self,
+        id: Uuid,
+        skip_locked: bool,
+        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<(GameRecord, T), UpdateError<E>> {
         let (written, answer, wakes) = self.write(|conn| {
-            games::lock_game(conn, id)?;
+            games::lock_game(conn, id, skip_locked)?;
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
             let written = games::apply_change(conn, &current, &change)?;
@@ -244,7 +312,44 @@ impl Store {
         for wake in wakes {
             self.hub.wake(wake);
         }
+        self.wake_sweeper_if_due(&written);
         Ok((written, answer))
+    }
+
+    // ---- the server's own moves (issues 11 and 12) ----
+
+    /// Ids of the games whose `due_at` has come by `at`, most overdue first, at most `limit`.
+    pub fn due_games(
+        &self,
+        at: chrono::DateTime<chrono::Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        games::due_games(&mut *self.conn()?, at.naive_utc(), limit)
+    }
+
+    /// Sets game `id`'s `due_at` if it is still at `version`.
+    pub fn set_due(
+        &self,
+        id: Uuid,
+        version: i64,
+        due_at: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<(), StoreError> {
+        self.write(|conn| games::set_due(conn, id, version, due_at.map(|d| d.naive_utc())))
+    }
+
+    /// Woken when a change leaves a game due now: this process's sweeper waits on it.
+    pub fn due_signal(&self) -> &Arc<tokio::sync::Notify> {
+        &self.due
+    }
+
+    /// Stores `value` under `key`, replacing what was there.
+    pub fn put_setting(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.write(|conn| accounts::put_setting(conn, key, value))
+    }
+
+    /// The value stored under `key`, if any.
+    pub fn setting(&self, key: &str) -> Result<Option<String>, StoreError> {
+        accounts::setting(&mut *self.conn()?, key)
     }
 
     // ---- notifications ----

@@ -89,6 +89,7 @@ pub struct GameRow {
     pub last_seq: i64,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    pub due_at: Option<NaiveDateTime>,
 }
 
 impl GameRow {
@@ -109,6 +110,7 @@ impl GameRow {
             last_seq: self.last_seq,
             created_at: utc(self.created_at),
             updated_at: utc(self.updated_at),
+            due_at: self.due_at.map(utc),
         })
     }
 }
@@ -121,6 +123,8 @@ pub struct SeatRow {
     pub account_id: String,
     pub username: String,
     pub awaiting: bool,
+    pub deadline: Option<NaiveDateTime>,
+    pub reminded: bool,
 }
 
 impl SeatRow {
@@ -131,6 +135,8 @@ impl SeatRow {
             account_id: seat.account_id.to_string(),
             username: seat.username.clone(),
             awaiting: seat.awaiting,
+            deadline: seat.deadline.map(|d| d.naive_utc()),
+            reminded: seat.reminded,
         }
     }
 
@@ -140,6 +146,8 @@ impl SeatRow {
             account_id: uuid("seat account", &self.account_id)?,
             username: self.username,
             awaiting: self.awaiting,
+            deadline: self.deadline.map(utc),
+            reminded: self.reminded,
         })
     }
 }

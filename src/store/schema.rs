@@ -37,6 +37,7 @@ diesel::table! {
         last_seq -> BigInt,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        due_at -> Nullable<Timestamp>,
     }
 }
 
@@ -47,6 +48,8 @@ diesel::table! {
         account_id -> Text,
         username -> Text,
         awaiting -> Bool,
+        deadline -> Nullable<Timestamp>,
+        reminded -> Bool,
     }
 }
 

@@ -70,6 +70,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         test_mode: false,
         stacked: vec![],
         created_at: crate::store::now(),
+        due_at: None,
     };
     let stale = store.insert_game(&game, &[], None).expect("inserted");
     let change = GameChange {
@@ -85,6 +86,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         at: crate::store::now(),
         idempotency: None,
         feed: vec![],
+        due_at: None,
     };
     let apply = |record: &GameRecord| {
         let mut conn = store.conn().expect("a connection");

@@ -102,6 +102,11 @@ pub struct SeatRecord {
     pub username: String,
     /// True when this seat is expected to act now (the "my turn" inbox).
     pub awaiting: bool,
+    /// R10.1: when an awaited seat's turn time runs out (None without a turn time, or when
+    /// the server plays the seat).
+    pub deadline: Option<DateTime<Utc>>,
+    /// The "your deadline is near" reminder for this deadline went out (issue 11.4).
+    pub reminded: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -121,6 +126,8 @@ pub struct NewGame {
     pub stacked: Vec<racko_rules::StackedDeck>,
     /// From [`now`]; also the time of the first events.
     pub created_at: DateTime<Utc>,
+    /// When the server must act for a seat (see `GameRecord::due_at`).
+    pub due_at: Option<DateTime<Utc>>,
 }
 
 impl NewGame {
@@ -141,12 +148,14 @@ impl NewGame {
             last_seq: events as i64,
             created_at: self.created_at,
             updated_at: self.created_at,
+            due_at: self.due_at,
         }
     }
 }
 
-/// The store's clock: now, to the microsecond both databases keep, so that an answer built
-/// before a write shows the times a later read gives.
+/// The system's time to the microsecond both databases keep, so that an answer built before
+/// a write shows the times a later read gives. Game times come from [`Store::now`], which a
+/// test-mode server may move forward.
 pub fn now() -> DateTime<Utc> {
     let now = Utc::now();
     DateTime::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
@@ -170,6 +179,9 @@ pub struct GameRecord {
     pub last_seq: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The earliest moment the server must act for a seat (a computer player's move, a
+    /// resigned seat's, a deadline); None when it has nothing to do.
+    pub due_at: Option<DateTime<Utc>>,
 }
 
 impl GameRecord {
@@ -183,6 +195,7 @@ impl GameRecord {
             version: self.version + 1,
             last_seq: self.last_seq + change.events.len() as i64,
             updated_at: change.at,
+            due_at: change.due_at,
             ..self.clone()
         }
     }
@@ -201,6 +214,8 @@ pub struct GameChange {
     pub idempotency: Option<IdempotencyRecord>,
     /// Account feed items this change causes (issue 10), written in its transaction.
     pub feed: Vec<super::NewFeedItem>,
+    /// The game's `due_at` after the change.
+    pub due_at: Option<DateTime<Utc>>,
 }
 
 /// Why `Store::update_game` wrote nothing: the store failed, or the decision refused.

@@ -50,9 +50,12 @@ impl ServeProcess {
                 }
             }
         });
-        let address = address
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the server logs the address it listens on");
+        let Ok(address) = address.recv_timeout(Duration::from_secs(60)) else {
+            // Not left running: a child holds its parent's open files (a build lock, say).
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server never logged the address it listens on");
+        };
         let server = ServeProcess {
             child,
             url: format!("http://{address}"),

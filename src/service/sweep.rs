@@ -1,0 +1,157 @@
+//! The server's own moves (issues 11 and 12), made by the sweeper of every process when a
+//! game's `due_at` comes: a computer seat's move, a resigned seat's (R10.3), an off-turn Racko
+//! call of either (R4.2), and for a seat whose deadline passed a `turn_timed_out` and the move
+//! made for it (R10.2). Each goes through the game's one write path, decided on the locked,
+//! current game; several processes may find the same game due and the later one finds nothing
+//! left to do, so every move is made once.
+
+use chrono::{DateTime, Utc};
+use racko_rules::{Action, Game, Seat, Viewer};
+use uuid::Uuid;
+
+use super::due::{self, played_by_server, STAND_IN};
+use super::write::{change_game_by_server, Decision, Served};
+use super::LogEvent;
+use crate::error::{Code, ServiceError};
+use crate::store::{GameRecord, GameStatus, SeatRecord, Store};
+
+/// Moves made in one transaction at most: a table of computers plays on in the next one.
+const MAX_MOVES: usize = 64;
+
+/// What one look at a due game did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swept {
+    /// Moves were made; the game is at this version.
+    Moved { version: i64 },
+    /// Nothing was due after all (another process came first); `due_at` was set right.
+    NothingDue,
+    /// Another transaction holds the game: its own sweeper or a player is on it.
+    Held,
+}
+
+/// Makes the moves game `id` is due (see the module docs).
+pub fn sweep_game(store: &Store, id: Uuid) -> Result<Swept, ServiceError> {
+    let lead = store.reminder_lead();
+    match change_game_by_server(store, id, |game| decide(game, store.now(), lead))? {
+        Served::Written(game) => Ok(Swept::Moved {
+            version: game.version,
+        }),
+        Served::Held => Ok(Swept::Held),
+        Served::NothingToDo(game) => {
+            let mut seats = game.seats.clone();
+            let (state, status) = (&game.state, game.status);
+            let due = due::settle(state, status, &game.seats, &mut seats, store.now(), lead);
+            store.set_due(id, game.version, due)?;
+            Ok(Swept::NothingDue)
+        }
+    }
+}
+
+fn nothing_due() -> ServiceError {
+    ServiceError::new(Code::NotAwaited, "nothing is due")
+}
+
+/// The moves and reminders due at `now`, as one decision; `not_awaited` when there are none.
+pub fn decide(
+    game: &GameRecord,
+    now: DateTime<Utc>,
+    lead: std::time::Duration,
+) -> Result<Decision, ServiceError> {
+    if game.status != GameStatus::Active {
+        return Err(nothing_due());
+    }
+    let mut decision = Decision::keep(game);
+    let reminded = due::remind(&decision.state, &mut decision.seats, now, lead);
+    for _ in 0..MAX_MOVES {
+        if decision.state.needs_round() || decision.state.is_over() {
+            break;
+        }
+        if let Some((seat, action, actor)) = server_move(&decision.state, &decision.seats) {
+            play(&mut decision, seat, &action, actor)?;
+            continue;
+        }
+        // R10.2: the earliest seat whose time ran out; its deadline is the one stored before
+        // this decision (a seat awaited anew here has a fresh one).
+        let overdue = due::overdue(&game.seats, now)
+            .filter(|s| decision.state.awaiting().contains(&s.seat))
+            .map(|s| s.seat);
+        if let Some(seat) = overdue {
+            time_out(&mut decision, seat)?;
+            continue;
+        }
+        break;
+    }
+    if decision.log.is_empty() && !reminded {
+        return Err(nothing_due());
+    }
+    Ok(decision)
+}
+
+/// The next move of a seat the server plays: an off-turn Racko call first (R4.2: a swap may
+/// have ordered its rack), then an awaited seat's move.
+fn server_move(state: &Game, seats: &[SeatRecord]) -> Option<(Seat, Action, Option<Uuid>)> {
+    let played = seats
+        .iter()
+        .filter_map(|s| played_by_server(state, s).map(|level| (s, level)));
+    let mut awaited = None;
+    for (seat, level) in played {
+        let actor = super::computer::level_of(seat.account_id).map(|_| seat.account_id);
+        let legal = state.legal_actions(seat.seat);
+        if legal.contains(&Action::CallRacko) {
+            return Some((seat.seat, Action::CallRacko, actor));
+        }
+        if awaited.is_none() && state.awaiting().contains(&seat.seat) {
+            let action = choose(state, seat.seat, level)?;
+            awaited = Some((seat.seat, action, actor));
+        }
+    }
+    awaited
+}
+
+/// The computer's choice for `seat` from its own view (it cannot see more, issue 12), or
+/// R10.2's simplest move should it have none.
+fn choose(state: &Game, seat: Seat, level: racko_bots::Level) -> Option<Action> {
+    let view = state.view(Viewer::Seat { seat });
+    racko_bots::decide(level, &view, rand::random()).or_else(|| state.simplest_move(seat))
+}
+
+fn play(
+    decision: &mut Decision,
+    seat: Seat,
+    action: &Action,
+    actor: Option<Uuid>,
+) -> Result<(), ServiceError> {
+    let round = decision.state.round();
+    let (state, events) = decision
+        .state
+        .apply(seat, action)
+        .map_err(ServiceError::internal)?;
+    for event in events {
+        decision.log(round, actor, LogEvent::Play(event));
+    }
+    decision.state = state;
+    Ok(())
+}
+
+/// R10.2: `turn_timed_out`, then the stand-in's moves for the seat until it is no longer
+/// awaited (the rules resign it after the N-th such turn).
+fn time_out(decision: &mut Decision, seat: Seat) -> Result<(), ServiceError> {
+    let round = decision.state.round();
+    let (state, events) = decision
+        .state
+        .time_out(seat)
+        .map_err(ServiceError::internal)?;
+    for event in events {
+        decision.log(round, None, LogEvent::Play(event));
+    }
+    decision.state = state;
+    for _ in 0..MAX_MOVES {
+        if decision.state.played_for() != Some(seat) {
+            return Ok(());
+        }
+        let action = choose(&decision.state, seat, STAND_IN)
+            .ok_or_else(|| ServiceError::internal("a timed-out seat has no move"))?;
+        play(decision, seat, &action, None)?;
+    }
+    Err(ServiceError::internal("a timed-out turn did not end"))
+}
