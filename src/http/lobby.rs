@@ -17,7 +17,7 @@ use crate::{
     error::ServiceError,
     service::{
         self,
-        lists::{GamePage, MyGames},
+        lists::{GamePage, MyGames, MySort},
         lobby::{CreateGame, JoinByCode},
         GameView,
     },
@@ -221,6 +221,9 @@ pub async fn list_games(
 pub struct MyGamesQuery {
     /// Default `all`; `my_turn` is the inbox of games waiting for the caller.
     pub filter: Option<MyGames>,
+    /// `activity` (default): the latest change first. `deadline`: with `filter=my_turn`, the
+    /// nearest turn deadline first (R10.1), games without a turn time last.
+    pub sort: Option<MySort>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<GameCursor>,
     /// 1..=100, default 20.
@@ -253,6 +256,7 @@ pub async fn my_games(
                 store,
                 &caller,
                 filter,
+                query.sort.unwrap_or_default(),
                 query.cursor.map(|c| c.0),
                 query.limit,
             )

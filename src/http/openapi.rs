@@ -70,7 +70,8 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::helpers::GameCursor,
         http::helpers::EventCursor,
         http::lobby::ListStatus,
-        service::lists::MyGames
+        service::lists::MyGames,
+        service::lists::MySort
     )),
     modifiers(&Platform),
     tags(

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::view::GameSummary;
 use super::{game_error, Caller};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameQuery, GameStatus, Store};
+use crate::store::{GameQuery, GameRecordPage, GameStatus, Store};
 
 pub const DEFAULT_PAGE: i64 = 20;
 pub const MAX_PAGE: i64 = 100;
@@ -51,13 +51,39 @@ pub enum MyGames {
     All,
 }
 
+/// How to order the caller's games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MySort {
+    /// The latest change first.
+    #[default]
+    Activity,
+    /// The inbox by urgency (R10.1): games waiting for the caller, the nearest deadline first,
+    /// games without a turn time last. Only with `filter=my_turn` (the default with it).
+    Deadline,
+}
+
 pub fn list_mine(
     store: &Store,
     caller: &Caller,
     filter: MyGames,
+    sort: MySort,
     cursor: Option<String>,
     limit: Option<i64>,
 ) -> Result<GamePage, ServiceError> {
+    if sort == MySort::Deadline {
+        if filter != MyGames::MyTurn {
+            return Err(ServiceError::new(
+                Code::InvalidQuery,
+                "sort=deadline lists the inbox: use it with filter=my_turn",
+            ));
+        }
+        let limit = page_limit(limit)?;
+        let page = store
+            .awaiting_by_deadline(caller.id, limit, cursor.as_deref())
+            .map_err(game_error)?;
+        return Ok(summaries(page, caller));
+    }
     let status = match filter {
         MyGames::MyTurn | MyGames::Active => Some(GameStatus::Active),
         MyGames::Open => Some(GameStatus::Open),
@@ -77,14 +103,18 @@ pub fn list_mine(
 
 fn page(store: &Store, caller: &Caller, query: &GameQuery) -> Result<GamePage, ServiceError> {
     let page = store.list_games(query).map_err(game_error)?;
-    Ok(GamePage {
+    Ok(summaries(page, caller))
+}
+
+fn summaries(page: GameRecordPage, caller: &Caller) -> GamePage {
+    GamePage {
         games: page
             .games
             .iter()
             .map(|game| GameSummary::of(game, caller.id))
             .collect(),
         next_cursor: page.next_cursor,
-    })
+    }
 }
 
 fn page_limit(limit: Option<i64>) -> Result<i64, ServiceError> {

@@ -90,6 +90,70 @@ pub(super) fn list_games(
     Ok(GameRecordPage { games, next_cursor })
 }
 
+/// Where a deadline-sorted page ended: its last game's deadline (None: no turn time) and id.
+fn deadline_key(deadline: Option<NaiveDateTime>, id: &str) -> String {
+    let micros = deadline.map_or("none".to_string(), |d| d.and_utc().timestamp_micros().to_string());
+    hex::encode(format!("{micros}:{id}"))
+}
+
+fn decode_deadline_key(text: &str) -> Result<(bool, Option<NaiveDateTime>, String), StoreError> {
+    let bytes = hex::decode(text).map_err(|_| BAD_CURSOR)?;
+    let text = String::from_utf8(bytes).map_err(|_| BAD_CURSOR)?;
+    let (micros, id) = text.split_once(':').ok_or(BAD_CURSOR)?;
+    let id = Uuid::parse_str(id).map_err(|_| BAD_CURSOR)?.to_string();
+    if micros == "none" {
+        return Ok((true, None, id));
+    }
+    let micros = micros.parse::<i64>().map_err(|_| BAD_CURSOR)?;
+    let at = DateTime::from_timestamp_micros(micros).ok_or(BAD_CURSOR)?;
+    Ok((false, Some(at.naive_utc()), id))
+}
+
+/// The games where `player` is awaited, the nearest deadline first and those without one last
+/// (R10.1: the inbox by urgency). Read from the player's awaited seats (the index on account
+/// and awaiting), which are as many as the games waiting for him, then sorted here.
+pub(super) fn awaiting_by_deadline(
+    conn: &mut AnyConnection,
+    player: Uuid,
+    limit: i64,
+    cursor: Option<&str>,
+) -> Result<GameRecordPage, StoreError> {
+    let limit = limit.clamp(1, 100) as usize;
+    let mut awaited: Vec<(Option<NaiveDateTime>, String)> = game_seats::table
+        .filter(game_seats::account_id.eq(player.to_string()))
+        .filter(game_seats::awaiting.eq(true))
+        .select((game_seats::deadline, game_seats::game_id))
+        .load(conn)?;
+    let key = |(deadline, id): &(Option<NaiveDateTime>, String)| (deadline.is_none(), *deadline, id.clone());
+    awaited.sort_by_key(key);
+    if let Some(cursor) = cursor {
+        let after = decode_deadline_key(cursor)?;
+        awaited.retain(|entry| key(entry) > after);
+    }
+    let next_cursor = (awaited.len() > limit).then(|| {
+        let (deadline, id) = &awaited[limit - 1];
+        deadline_key(*deadline, id)
+    });
+    awaited.truncate(limit);
+    let ids: Vec<&str> = awaited.iter().map(|(_, id)| id.as_str()).collect();
+    let mut rows: HashMap<String, GameRow> = games::table
+        .filter(games::id.eq_any(&ids))
+        .load::<GameRow>(conn)?
+        .into_iter()
+        .map(|row| (row.id.clone(), row))
+        .collect();
+    let mut seats = seats_of(conn, ids.iter().copied())?;
+    let games = ids
+        .iter()
+        .filter_map(|id| rows.remove(*id))
+        .map(|row| {
+            let s = seats.remove(&row.id).unwrap_or_default();
+            row.into_record(s)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(GameRecordPage { games, next_cursor })
+}
+
 /// The seats of the given games, by game id, in one query.
 pub(super) fn seats_of<'a>(
     conn: &mut AnyConnection,

@@ -263,6 +263,16 @@ impl Store {
         list::list_games(&mut *self.conn()?, query)
     }
 
+    /// The games waiting for `player`, the nearest deadline first (no deadline last).
+    pub fn awaiting_by_deadline(
+        &self,
+        player: Uuid,
+        limit: i64,
+        cursor: Option<&str>,
+    ) -> Result<GameRecordPage, StoreError> {
+        list::awaiting_by_deadline(&mut *self.conn()?, player, limit, cursor)
+    }
+
     /// A game's change in ONE transaction (the store's half of `service::write`): locks and
     /// loads the game (with its seats), calls `decide`, and when it returns a change: writes
     /// the record `GameRecord::after` gives with a compare-and-set on `version`

@@ -19,6 +19,7 @@ both_stores!(
     r10_3_resigning_in_partner_loses_for_the_team,
     the_clock_moves_only_forward_and_only_in_test_mode,
     r10_4_a_reminder_comes_once_per_deadline_and_nothing_new_shows_a_card,
+    r10_1_the_inbox_sorts_by_deadline,
 );
 
 async fn advance(app: &TestApp, seconds: u64) -> Value {
@@ -403,4 +404,41 @@ async fn r10_4_a_reminder_comes_once_per_deadline_and_nothing_new_shows_a_card(a
         resigned["event"],
         json!({ "type": "resigned", "seat": 0, "reason": "player" })
     );
+}
+
+async fn r10_1_the_inbox_sorts_by_deadline(app: TestApp) {
+    let table = players(&app, &["ann", "bob"]).await;
+    // bob is awaited in each: an hour, no turn time, a minute, a day.
+    let mut ids = Vec::new();
+    for turn_time in [json!(3600), json!(null), json!(60), json!(86_400)] {
+        let options = json!({ "players": 2, "turn_time": turn_time });
+        ids.push(two_player_game(&app, &table, options).await);
+    }
+    let expected = [&ids[2], &ids[0], &ids[3], &ids[1]];
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut path = "/v1/me/games?filter=my_turn&sort=deadline&limit=3".to_string();
+        if let Some(c) = &cursor {
+            path.push_str(&format!("&cursor={c}"));
+        }
+        let page = json_body(app.get(&path, table[1].token()).await, StatusCode::OK).await;
+        for game in page["games"].as_array().expect("games") {
+            seen.push(game["id"].as_str().expect("id").to_string());
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    let seen: Vec<&String> = seen.iter().collect();
+    assert_eq!(seen, expected, "the nearest deadline first, none last, across pages");
+    let res = app
+        .get("/v1/me/games?filter=all&sort=deadline", table[1].token())
+        .await;
+    assert_problem(res, StatusCode::BAD_REQUEST, "invalid_query").await;
+    let res = app
+        .get("/v1/me/games?filter=my_turn&sort=deadline&cursor=zz", table[1].token())
+        .await;
+    assert_problem(res, StatusCode::BAD_REQUEST, "invalid_cursor").await;
 }

@@ -33,7 +33,7 @@ async fn creating_seats_the_creator(app: TestApp) {
     assert_eq!(game["my_seat"], 0);
     assert_eq!(
         game["players"],
-        json!([{ "seat": 0, "username": "ann", "awaiting": false }])
+        json!([{ "seat": 0, "username": "ann", "awaiting": false, "deadline": null, "computer": null }])
     );
     assert_eq!(game["options"]["players"], 3);
     assert_eq!(game["table"]["round"], 0);
