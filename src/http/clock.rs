@@ -45,7 +45,7 @@ const MAX_ADVANCE: u64 = 31_536_000;
     responses(
         (status = 200, description = "The clock was moved", body = ClockNow),
         (status = 403, description = "`test_mode_disabled`: the server is not in test mode"),
-        (status = 422, description = "`invalid_body`: `seconds` out of range"),
+        (status = 422, description = "`invalid_body` (seconds out of range)"),
     ))]
 pub async fn advance_clock(
     state: web::Data<AppState>,

@@ -92,7 +92,9 @@ pub(super) fn list_games(
 
 /// Where a deadline-sorted page ended: its last game's deadline (None: no turn time) and id.
 fn deadline_key(deadline: Option<NaiveDateTime>, id: &str) -> String {
-    let micros = deadline.map_or("none".to_string(), |d| d.and_utc().timestamp_micros().to_string());
+    let micros = deadline.map_or("none".to_string(), |d| {
+        d.and_utc().timestamp_micros().to_string()
+    });
     hex::encode(format!("{micros}:{id}"))
 }
 
@@ -124,7 +126,9 @@ pub(super) fn awaiting_by_deadline(
         .filter(game_seats::awaiting.eq(true))
         .select((game_seats::deadline, game_seats::game_id))
         .load(conn)?;
-    let key = |(deadline, id): &(Option<NaiveDateTime>, String)| (deadline.is_none(), *deadline, id.clone());
+    let key = |(deadline, id): &(Option<NaiveDateTime>, String)| {
+        (deadline.is_none(), *deadline, id.clone())
+    };
     awaited.sort_by_key(key);
     if let Some(cursor) = cursor {
         let after = decode_deadline_key(cursor)?;

@@ -35,7 +35,12 @@ fn time(v: &Value) -> DateTime<Utc> {
         .unwrap_or_else(|| panic!("a time: {v}"))
 }
 
-async fn two_player_game(app: &TestApp, table: &[Player], options: Value) -> String {
+/// A started two-player game of the first two players with `options`. Its deck has no skip
+/// card, so bob (seat 1) is the first awaited (a skip as the start card would pass his turn).
+async fn two_player_game(app: &TestApp, table: &[Player], mut options: Value) -> String {
+    options["deck"] = json!({
+        "max_number": 50, "jokers": 5, "card_swaps": 3, "skips": 0, "rack_swaps": 2
+    });
     let created = create(app, &table[0], &json!({ "options": options })).await;
     let id = created["id"].as_str().expect("id").to_string();
     join(app, &table[1], &id).await;
@@ -432,13 +437,19 @@ async fn r10_1_the_inbox_sorts_by_deadline(app: TestApp) {
         }
     }
     let seen: Vec<&String> = seen.iter().collect();
-    assert_eq!(seen, expected, "the nearest deadline first, none last, across pages");
+    assert_eq!(
+        seen, expected,
+        "the nearest deadline first, none last, across pages"
+    );
     let res = app
         .get("/v1/me/games?filter=all&sort=deadline", table[1].token())
         .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "invalid_query").await;
     let res = app
-        .get("/v1/me/games?filter=my_turn&sort=deadline&cursor=zz", table[1].token())
+        .get(
+            "/v1/me/games?filter=my_turn&sort=deadline&cursor=zz",
+            table[1].token(),
+        )
         .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "invalid_cursor").await;
 }
