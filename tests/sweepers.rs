@@ -164,3 +164,81 @@ async fn r10_2_a_sweep_killed_with_sigkill_is_finished_once_after_a_restart_post
 async fn r10_2_a_sweep_killed_with_sigkill_is_finished_once_after_a_restart_sqlite() {
     a_sweep_killed_with_sigkill_is_finished_once_after_a_restart(TestBackend::Sqlite).await;
 }
+
+/// Issue 12: computer seats on two processes. ann plays through both in turn; the computers'
+/// moves are made by whichever sweeper comes first, once each: the finished game verifies.
+#[actix_web::test]
+async fn computer_moves_are_made_once_with_two_processes() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let servers: Vec<ServeProcess> = (0..2)
+        .map(|_| ServeProcess::start(&db.url, TEST_MODE))
+        .collect();
+    let client = reqwest::Client::new();
+    let ann = register(&client, &servers[0].url, "ann").await;
+    let body = json!({
+        "options": { "players": 3, "target": 75 },
+        "computer": [{ "seat": 1, "level": "strong" }, { "seat": 2, "level": "basic" }],
+    });
+    let created: Value = client
+        .post(format!("{}/v1/games", servers[0].url))
+        .bearer_auth(&ann)
+        .json(&body)
+        .send()
+        .await
+        .expect("create")
+        .json()
+        .await
+        .expect("json");
+    let id = created["id"].as_str().expect("id").to_string();
+    let start = Instant::now();
+    let mut turn = 0;
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "the game does not end"
+        );
+        let url = &servers[turn % 2].url;
+        let seen: Value = client
+            .get(format!("{url}/v1/games/{id}"))
+            .bearer_auth(&ann)
+            .send()
+            .await
+            .expect("view")
+            .json()
+            .await
+            .expect("json");
+        if seen["status"] == "finished" {
+            break;
+        }
+        let view: racko_rules::View =
+            serde_json::from_value(seen["table"].clone()).expect("a view");
+        let Some(action) = racko_sample::choose(&view) else {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        };
+        let body = json!({ "version": seen["version"], "action": action });
+        client
+            .post(format!("{url}/v1/games/{id}/actions"))
+            .bearer_auth(&ann)
+            .json(&body)
+            .send()
+            .await
+            .expect("action");
+        turn += 1;
+    }
+    let verify: Value = client
+        .get(format!("{}/v1/games/{id}/verify", servers[1].url))
+        .bearer_auth(&ann)
+        .send()
+        .await
+        .expect("verify")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(verify["verified"], true, "{verify}");
+    drop(servers);
+}
