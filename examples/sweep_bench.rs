@@ -146,10 +146,7 @@ impl Client {
                 )
                 .await?;
             // The next action comes from the previous answer's legal actions, like a client.
-            loop {
-                let Some(seat) = game["table"]["awaiting"][0].as_u64() else {
-                    break;
-                };
+            while let Some(seat) = game["table"]["awaiting"][0].as_u64() {
                 let token = &tokens[seat as usize];
                 let (_, seen) = self
                     .call(Method::GET, &format!("/v1/games/{id}"), token, json!(null))
