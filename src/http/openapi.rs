@@ -36,6 +36,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::accounts::login,
         http::accounts::create_guest,
         http::accounts::me,
+        http::accounts::delete_me,
         http::accounts::revoke_tokens,
         http::accounts::upgrade,
         http::audit::replay_game,
