@@ -7,12 +7,19 @@ use crate::{
     app::blocking,
     auth::{self, CurrentUser},
     error::{Code, ServiceError},
+    service::{farewell, Caller},
     store::{Account, NewAccount, Role, Store},
 };
 
 /// Guest names are `guest-` and six of these; registered names may not take the prefix.
 const GUEST_PREFIX: &str = "guest-";
 const GUEST_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+
+/// A deleted account's name is `deleted-player-` and four hex digits (more after clashes);
+/// nobody may register one, so it never passes for a person.
+const DELETED_PREFIX: &str = "deleted-player-";
+/// Four hex digits give 65,536 names: a clash is retried, and after a few, longer names.
+const DELETED_NAME_TRIES: usize = 8;
 
 /// 3..=32 characters of `[A-Za-z0-9_-]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +40,12 @@ impl Username {
             return Err(ServiceError::new(
                 Code::InvalidUsername,
                 "usernames starting with 'guest-' are reserved for guests",
+            ));
+        }
+        if s.to_ascii_lowercase().starts_with(DELETED_PREFIX) {
+            return Err(ServiceError::new(
+                Code::InvalidUsername,
+                "usernames starting with 'deleted-player-' are reserved for deleted accounts",
             ));
         }
         Ok(Username(s.to_string()))
@@ -148,6 +161,61 @@ pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ServiceE
     blocking(store, move |s| s.revoke_tokens(id)).await
 }
 
+/// Leaving for good (issue 11.6): `password` must be the account's (a guest's own token is
+/// proof enough). Then, in this order: every active game is resigned and every open one left
+/// (`service::farewell`), and in one store write every token is revoked and the username and
+/// password hash are erased. The account row stays, so finished games keep their seats (with
+/// the name recorded when they were played), exports and `racko verify` stay complete.
+/// Each step can be repeated: a failure midway leaves the account usable to try again.
+pub async fn delete_account(
+    store: &Store,
+    user: &CurrentUser,
+    password: Option<String>,
+) -> Result<(), ServiceError> {
+    if !user.guest {
+        let hash = existing(store, user.id).await?.password_hash;
+        let ok = match password {
+            Some(password) => auth::verify_password(password, hash).await?,
+            None => false,
+        };
+        if !ok {
+            return Err(ServiceError::new(
+                Code::InvalidCredentials,
+                "the account's password is required to delete it",
+            ));
+        }
+    }
+    let caller = Caller {
+        id: user.id,
+        username: user.username.clone(),
+    };
+    blocking(store, move |s| farewell::leave_all_games(s, &caller)).await?;
+    let id = user.id;
+    for attempt in 0..DELETED_NAME_TRIES {
+        // The last tries draw longer names: the short ones are crowded.
+        let name = deleted_name(if attempt < DELETED_NAME_TRIES / 2 {
+            2
+        } else {
+            4
+        });
+        match blocking(store, move |s| s.erase_account(id, &name)).await {
+            Err(e) if e.code == Code::UsernameTaken => continue,
+            result => return result,
+        }
+    }
+    Err(ServiceError::internal(format!(
+        "no free deleted-player name after {DELETED_NAME_TRIES} tries"
+    )))
+}
+
+/// `deleted-player-` and `bytes` random bytes in hex.
+fn deleted_name(bytes: usize) -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    let tail: Vec<u8> = (0..bytes).map(|_| rng.random()).collect();
+    format!("{DELETED_PREFIX}{}", hex::encode(tail))
+}
+
 fn guest_name() -> String {
     use rand::Rng;
     let mut rng = rand::rng();
@@ -174,6 +242,8 @@ mod tests {
             &"x".repeat(33),
             "guest-abc",
             "Guest-x1",
+            "deleted-player-7f3a",
+            "Deleted-Player-x",
         ] {
             assert_eq!(
                 Username::parse(bad).unwrap_err().code,
@@ -194,6 +264,14 @@ mod tests {
             );
         }
         assert!(!format!("{:?}", Password::parse("secret-pw".into())).contains("secret"));
+    }
+
+    #[test]
+    fn deleted_names_have_the_prefix_and_hex() {
+        let n = deleted_name(2);
+        assert_eq!(n.len(), "deleted-player-".len() + 4);
+        assert!(n.starts_with("deleted-player-"));
+        assert!(n[15..].bytes().all(|b| b.is_ascii_hexdigit()));
     }
 
     #[test]

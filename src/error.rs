@@ -99,6 +99,9 @@ codes! {
     GameNotStarted = "game_not_started",
     GameCancelled = "game_cancelled",
     GameNotFinished = "game_not_finished",
+    /// Another request linked a rematch to this game first (store-internal: the asker then
+    /// joins that rematch).
+    RematchExists = "rematch_exists",
     /// Another change holds the game for longer than the lock timeout; try again shortly.
     GameBusy = "game_busy",
     /// The seat is not expected to act now: nothing to hint, or (R10.2) nothing to time out.

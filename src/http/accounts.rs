@@ -28,7 +28,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(limited("/v1/accounts").route(web::post().to(register)))
         .service(limited("/v1/sessions").route(web::post().to(login)))
         .service(limited("/v1/guests").route(web::post().to(create_guest)))
-        .service(web::resource("/v1/accounts/me").route(web::get().to(me)))
+        .service(
+            web::resource("/v1/accounts/me")
+                .route(web::get().to(me))
+                // It checks a password: limited like the other credential routes.
+                .route(web::delete().to(delete_me).wrap(from_fn(throttle::limit))),
+        )
         .service(web::resource("/v1/accounts/me/tokens").route(web::delete().to(revoke_tokens)))
         .service(limited("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
 }
@@ -214,6 +219,49 @@ pub async fn create_guest(
     responses((status = 200, description = "The account", body = AccountView)))]
 pub async fn me(user: CurrentUser) -> web::Json<AccountView> {
     web::Json((&user).into())
+}
+
+/// The body of `DELETE /v1/accounts/me`: the password of a registered account; a guest
+/// sends none (or `{}`). Debug leaves the password out.
+#[derive(Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteAccount {
+    #[schema(format = Password)]
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for DeleteAccount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeleteAccount").finish_non_exhaustive()
+    }
+}
+
+/// Delete the signed-in account for good. Its active games are resigned (R10.3), the open
+/// games it created cancelled and those it joined left; then every token is revoked and the
+/// username and password hash erased: the name becomes `deleted-player-` and hex digits, and
+/// the old name is free to register. Finished games keep the name their seats were played
+/// under, so their exports still verify. A registered account sends its password; a guest
+/// needs no body.
+#[utoipa::path(delete, path = "/v1/accounts/me", tag = "accounts",
+    security(("bearer" = [])),
+    request_body(content = Option<DeleteAccount>, description = "`{\"password\": \"…\"}`; optional for a guest"),
+    responses(
+        (status = 204, description = "Deleted: the token no longer works"),
+        (status = 400, description = "`invalid_json`"),
+        (status = 401, description = "`unauthorized`, `invalid_credentials` (a wrong or missing password)"),
+        (status = 422, description = "`invalid_body`"),
+        (status = 429, description = "`rate_limited`: too many tries from this address",
+            headers(("Retry-After" = u64, description = "Seconds until the next try is allowed"))),
+    ))]
+pub async fn delete_me(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ServiceError> {
+    let DeleteAccount { password } = optional_json(&req, &body)?;
+    accounts::delete_account(&state.store, &user, password).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// Sign out everywhere: every token of this account issued so far, this one included, stops

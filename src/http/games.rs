@@ -148,7 +148,10 @@ pub async fn post_resign(
     };
     let key = idempotency_key(&req, &format!("/v1/games/{id}/resign"), &canonical)?;
     let result = state
-        .db(move |store| service::play::resign(store, &caller, id, version, key.as_ref()))
+        .db(move |store| {
+            let expect = service::write::Expect::Version(version);
+            service::play::resign(store, &caller, id, expect, key.as_ref())
+        })
         .await?;
     Ok(reply(result, StatusCode::OK, |r: &ActionResult| {
         r.view.version

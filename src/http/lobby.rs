@@ -32,6 +32,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     )
     .service(web::resource("/v1/games/{id}/join").route(web::post().to(join_game)))
     .service(web::resource("/v1/games/{id}/leave").route(web::post().to(leave_game)))
+    .service(web::resource("/v1/games/{id}/rematch").route(web::post().to(rematch_game)))
     .service(web::resource("/v1/me/games").route(web::get().to(my_games)));
 }
 
@@ -153,6 +154,48 @@ pub async fn leave_game(
         .db(move |store| service::lobby::leave(store, &caller, id, key.as_ref()))
         .await?;
     Ok(reply(left, StatusCode::OK, |g: &GameView| g.version))
+}
+
+/// Ask for a rematch of a finished game: the same options and players. The first player to
+/// ask creates it and takes seat 0 (201); computer seats are seated at once, at their old seat
+/// numbers. Every later ask (the same player or another) answers that same game and seats the
+/// asker in it if he is not yet (200): the others join with this call, `POST
+/// /v1/games/{new}/join` or the invite code. The finished game's view shows the link
+/// (`rematch`).
+#[utoipa::path(post, path = "/v1/games/{id}/rematch", tag = "lobby",
+    params(
+        ("id" = Uuid, Path, description = "The finished game"),
+        IdempotencyKeyHeader,
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The rematch, with the caller seated (joined now or before)", body = GameView),
+        (status = 201, description = "The rematch, created now; the caller sits at seat 0", body = GameView),
+        (status = 400, description = "`invalid_idempotency_key`"),
+        (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`not_a_player`: only a player of the finished game asks"),
+        (status = 404, description = "`game_not_found`"),
+        (status = 409, description = "`game_not_finished`; joining the rematch: `game_started`, `game_full`, `game_cancelled`"),
+        (status = 422, description = "`idempotency_key_reused`"),
+    ))]
+pub async fn rematch_game(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ServiceError> {
+    let (caller, id) = (caller(&user), id.into_inner());
+    let key = idempotency_key(&req, &format!("/v1/games/{id}/rematch"), &())?;
+    let test_mode = state.config.test_mode;
+    let rematched = state
+        .db(move |store| service::lobby::rematch(store, &caller, test_mode, id, key.as_ref()))
+        .await?;
+    let status = if rematched.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(reply(rematched.reply, status, |g: &GameView| g.version))
 }
 
 /// Which games the lobby lists.

@@ -50,9 +50,11 @@ pub fn status(code: Code) -> StatusCode {
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
-        | GameCancelled | GameNotFinished | GameBusy | NotAwaited | AlreadyResigned
-        | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken | SettingTaken
-        | UnknownRulesVersion | TooManyWebhooks | SeatResigned => StatusCode::CONFLICT,
+        | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
+        | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
+        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | SeatResigned => {
+            StatusCode::CONFLICT
+        }
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,

@@ -4,6 +4,8 @@
 //! creator leaving cancels the game (it was set up with his options and waits on his invite),
 //! so no lobby is left without an owner. The join that takes the last seat starts the game,
 //! and the write path deals round 1 in the same transaction.
+//!
+//! A finished game's rematch ([`rematch`]) is created and joined through the same calls.
 
 use racko_rules::{Game, Options, StackedDeck, RULES_VERSION};
 use serde::{Deserialize, Serialize};
@@ -12,11 +14,11 @@ use uuid::Uuid;
 
 use super::computer::{self, ComputerSeat};
 use super::due;
-use super::idempotency::{IdempotencyKey, Reply};
+use super::idempotency::{stored, IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
-use super::{cancelled, not_a_player, random, seat_of, Caller, LogEvent};
+use super::{cancelled, load_game, not_a_player, random, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
 use crate::store::{GameRecord, GameStatus, NewGame, SeatRecord, Store};
 
@@ -46,6 +48,19 @@ pub fn create(
     caller: &Caller,
     test_mode: bool,
     request: &CreateGame,
+    key: Option<&IdempotencyKey>,
+) -> Result<Reply<GameView>, ServiceError> {
+    create_game_of(store, caller, test_mode, request, None, key)
+}
+
+/// As [`create`]; with `rematch_of`, the game is that finished game's rematch and the insert
+/// links the two (or fails with `rematch_exists` when another request linked one first).
+fn create_game_of(
+    store: &Store,
+    caller: &Caller,
+    test_mode: bool,
+    request: &CreateGame,
+    rematch_of: Option<Uuid>,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
     if request.stacked.is_some() && !test_mode {
@@ -139,6 +154,7 @@ pub fn create(
         stacked,
         created_at,
         due_at,
+        rematch_of,
     };
     let asker = Asker {
         account: caller.id,
@@ -182,6 +198,102 @@ pub fn leave(
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
     lobby_change(store, caller, id, key, |game| leave_decision(game, caller))
+}
+
+/// The answer to a rematch request: the new game as the caller sees it, and whether this
+/// request created it (201) or seated the caller in it, or found him seated already (200).
+pub struct Rematched {
+    pub reply: Reply<GameView>,
+    pub created: bool,
+}
+
+/// Losing the race to link a rematch means the winner's game exists: one more look finds it.
+const REMATCH_TRIES: usize = 3;
+
+/// The rematch of finished game `id` (issue 11.5): same options, the same computers at the
+/// same seats. The first player to ask creates it and sits at seat 0 (as any creator does);
+/// every later ask, by him or another player of the old game, gives that same game and seats
+/// the asker in it if he is not seated yet (a plain join: the lowest free seat). The old game
+/// links to the new one in the transaction that creates it, only while unlinked, so two
+/// players asking at once still get one game.
+pub fn rematch(
+    store: &Store,
+    caller: &Caller,
+    test_mode: bool,
+    id: Uuid,
+    key: Option<&IdempotencyKey>,
+) -> Result<Rematched, ServiceError> {
+    if let Some(reply) = stored(store, caller.id, key)? {
+        return Ok(Rematched {
+            reply,
+            created: false,
+        });
+    }
+    for _ in 0..REMATCH_TRIES {
+        let old = load_game(store, id)?;
+        seat_of(&old, caller.id).ok_or_else(not_a_player)?;
+        if old.status != GameStatus::Finished {
+            return Err(ServiceError::new(
+                Code::GameNotFinished,
+                "a rematch is played after the game ends",
+            ));
+        }
+        if let Some(new) = old.rematch_id {
+            return take_rematch_seat(store, caller, new, key);
+        }
+        let request = CreateGame {
+            options: old.options.clone(),
+            // A rematch is dealt afresh, even in test mode.
+            stacked: None,
+            computer: old
+                .seats
+                .iter()
+                .filter_map(|seat| {
+                    computer::level_of(seat.account_id).map(|level| ComputerSeat {
+                        seat: seat.seat,
+                        level,
+                    })
+                })
+                .collect(),
+        };
+        match create_game_of(store, caller, test_mode, &request, Some(old.id), key) {
+            Err(e) if e.code == Code::RematchExists => continue,
+            result => {
+                return result.map(|reply| Rematched {
+                    reply,
+                    created: true,
+                })
+            }
+        }
+    }
+    Err(ServiceError::internal(format!(
+        "game {id}: no rematch found or created after {REMATCH_TRIES} tries"
+    )))
+}
+
+/// Seats the caller in rematch `new` unless he is seated already; either way answers it.
+fn take_rematch_seat(
+    store: &Store,
+    caller: &Caller,
+    new: Uuid,
+    key: Option<&IdempotencyKey>,
+) -> Result<Rematched, ServiceError> {
+    let seated = |game: &GameRecord| Rematched {
+        reply: Reply::Fresh(GameView::of(game, caller.id)),
+        created: false,
+    };
+    let game = load_game(store, new)?;
+    if seat_of(&game, caller.id).is_some() {
+        return Ok(seated(&game));
+    }
+    match join(store, caller, new, key) {
+        // A request of his own seated him meanwhile.
+        Err(e) if e.code == Code::AlreadyJoined => Ok(seated(&load_game(store, new)?)),
+        result => result.map(|reply| Rematched {
+            reply,
+            created: false,
+        }),
+    }
 }
 
 /// Lobby changes do not depend on a version the client saw: they apply to the game as it is.

@@ -8,6 +8,7 @@
 
 pub mod computer;
 pub mod due;
+pub mod farewell;
 pub mod feed;
 pub mod hint;
 pub mod idempotency;

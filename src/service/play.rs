@@ -68,12 +68,14 @@ pub struct ResignRequest {
     pub version: Option<i64>,
 }
 
-/// The caller resigns (R10.3) if the game is still at `version`.
+/// The caller resigns (R10.3): if the game is still at the version he saw
+/// (`Expect::Version`, his request), or as it is now (`Expect::Latest`, when he deletes his
+/// account).
 pub fn resign(
     store: &Store,
     caller: &Caller,
     id: Uuid,
-    version: i64,
+    expect: Expect,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<ActionResult>, ServiceError> {
     let asker = Asker {
@@ -83,7 +85,7 @@ pub fn resign(
     change_game(
         store,
         id,
-        Expect::Version(version),
+        expect,
         asker,
         |game| {
             let seat = playing_seat(game, caller)?;

@@ -61,6 +61,9 @@ pub struct GameView {
     pub updated_at: DateTime<Utc>,
     /// The table as the caller sees it, with the caller's legal actions.
     pub table: View,
+    /// The rematch of this finished game, once a player asked for one
+    /// (`POST /v1/games/{id}/rematch`).
+    pub rematch: Option<Uuid>,
 }
 
 /// A game in a list: no cards, so lists can never show hidden ones.
@@ -110,6 +113,7 @@ impl GameView {
             created_at: game.created_at,
             updated_at: game.updated_at,
             table: game.state.view(viewer_of(game, caller)),
+            rematch: game.rematch_id,
         }
     }
 }

@@ -100,6 +100,24 @@ impl Store {
         Ok(())
     }
 
+    pub(super) fn erase_account_impl(&self, id: Uuid, username: &str) -> Result<(), StoreError> {
+        let changed = self.write(|conn| {
+            diesel::update(accounts::table.find(id.to_string()))
+                .set((
+                    accounts::username.eq(username),
+                    accounts::username_lower.eq(username.to_lowercase()),
+                    accounts::password_hash.eq(None::<String>),
+                    accounts::token_generation.eq(accounts::token_generation + 1),
+                ))
+                .execute(conn)
+                .map_err(StoreError::from)
+        })?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
     pub(super) fn setting_or_insert_impl(
         &self,
         key: &str,

@@ -8,6 +8,7 @@ use super::conn::AnyConnection;
 use super::rows::{enum_text, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
 use super::schema::{game_events, game_seats, games, idempotency_keys};
 use super::*;
+use crate::error::Code;
 
 fn count(n: usize) -> Result<i64, StoreError> {
     i64::try_from(n).map_err(|e| StoreError::Internal(format!("too many rows: {e}")))
@@ -38,16 +39,49 @@ pub(super) fn insert_game(
         created_at: at,
         updated_at: at,
         due_at: record.due_at.map(|d| d.naive_utc()),
+        rematch_id: None,
     };
     diesel::insert_into(games::table)
         .values(&row)
         .execute(conn)?;
+    if let Some(old) = game.rematch_of {
+        link_rematch(conn, old, record.id, at)?;
+    }
     insert_seats(conn, record.id, &record.seats)?;
     insert_events(conn, record.id, 1, events, at)?;
     if let Some(idempotency) = idempotency {
         insert_idempotency(conn, idempotency)?;
     }
     Ok(record)
+}
+
+/// Links finished game `old` to its rematch `new`, only if it has none yet (the
+/// compare-and-set that makes every request for a rematch of `old` find one game):
+/// `Conflict(RematchExists)` when another request linked one first, and the caller's
+/// transaction rolls back with its game. The version moves on so that a client revalidating
+/// its copy (`If-None-Match`) sees the link.
+fn link_rematch(
+    conn: &mut AnyConnection,
+    old: Uuid,
+    new: Uuid,
+    at: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let linked = diesel::update(
+        games::table
+            .find(old.to_string())
+            .filter(games::rematch_id.is_null())
+            .filter(games::status.eq(enum_text(&GameStatus::Finished)?)),
+    )
+    .set((
+        games::rematch_id.eq(new.to_string()),
+        games::version.eq(games::version + 1),
+        games::updated_at.eq(at),
+    ))
+    .execute(conn)?;
+    if linked == 0 {
+        return Err(StoreError::Conflict(Code::RematchExists));
+    }
+    Ok(())
 }
 
 fn insert_seats(

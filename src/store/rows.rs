@@ -90,6 +90,7 @@ pub struct GameRow {
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     pub due_at: Option<NaiveDateTime>,
+    pub rematch_id: Option<String>,
 }
 
 impl GameRow {
@@ -111,6 +112,11 @@ impl GameRow {
             created_at: utc(self.created_at),
             updated_at: utc(self.updated_at),
             due_at: self.due_at.map(utc),
+            rematch_id: self
+                .rematch_id
+                .as_deref()
+                .map(|id| uuid("rematch id", id))
+                .transpose()?,
         })
     }
 }

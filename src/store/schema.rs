@@ -38,6 +38,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         due_at -> Nullable<Timestamp>,
+        rematch_id -> Nullable<Text>,
     }
 }
 

@@ -71,6 +71,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         stacked: vec![],
         created_at: crate::store::now(),
         due_at: None,
+        rematch_of: None,
     };
     let stale = store.insert_game(&game, &[], None).expect("inserted");
     let change = GameChange {

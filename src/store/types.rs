@@ -128,6 +128,9 @@ pub struct NewGame {
     pub created_at: DateTime<Utc>,
     /// When the server must act for a seat (see `GameRecord::due_at`).
     pub due_at: Option<DateTime<Utc>>,
+    /// The finished game this one is the rematch of (issue 11.5): the insert links that game
+    /// to this one in its transaction, only if no rematch was linked before.
+    pub rematch_of: Option<Uuid>,
 }
 
 impl NewGame {
@@ -149,6 +152,7 @@ impl NewGame {
             created_at: self.created_at,
             updated_at: self.created_at,
             due_at: self.due_at,
+            rematch_id: None,
         }
     }
 }
@@ -182,6 +186,8 @@ pub struct GameRecord {
     /// The earliest moment the server must act for a seat (a computer player's move, a
     /// resigned seat's, a deadline); None when it has nothing to do.
     pub due_at: Option<DateTime<Utc>>,
+    /// The rematch of this finished game, once someone asked for it (issue 11.5).
+    pub rematch_id: Option<Uuid>,
 }
 
 impl GameRecord {

@@ -16,6 +16,7 @@ mod faults;
 mod hidden;
 mod hint;
 mod idempotency;
+mod lifecycle;
 mod limits;
 mod lobby;
 mod notify;

@@ -1,0 +1,70 @@
+//! Leaving for good (issue 11.6): the account's games, before its name is erased
+//! (`accounts::delete_account`). Every change goes through the game's one write path, as
+//! the player's own request would: resigning an active game (R10.3), leaving an open one
+//! (the creator leaving cancels it).
+
+use uuid::Uuid;
+
+use super::lobby;
+use super::play;
+use super::write::Expect;
+use super::Caller;
+use crate::error::{Code, ServiceError};
+use crate::store::{GameQuery, GameStatus, Store};
+
+/// Resigns every active game of the caller and leaves every open one.
+pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceError> {
+    for id in games_of(store, caller.id, GameStatus::Active)? {
+        resign(store, caller, id)?;
+    }
+    for id in games_of(store, caller.id, GameStatus::Open)? {
+        match lobby::leave(store, caller, id, None) {
+            // It started since it was listed: resign it instead.
+            Err(e) if e.code == Code::GameStarted => resign(store, caller, id)?,
+            Err(e) if gone(e.code) => {}
+            result => drop(result?),
+        }
+    }
+    Ok(())
+}
+
+/// Resigns the caller's seat of game `id` as the game is now; nothing to do when the seat has
+/// resigned already or the game has ended meanwhile.
+fn resign(store: &Store, caller: &Caller, id: Uuid) -> Result<(), ServiceError> {
+    match play::resign(store, caller, id, Expect::Latest, None) {
+        Err(e) if gone(e.code) => Ok(()),
+        result => result.map(drop),
+    }
+}
+
+/// The refusals that mean the caller's seat needs nothing more.
+fn gone(code: Code) -> bool {
+    matches!(
+        code,
+        Code::SeatResigned
+            | Code::AlreadyResigned
+            | Code::GameOver
+            | Code::GameCancelled
+            | Code::NotAPlayer
+    )
+}
+
+/// The ids of the account's games in `status`, all pages, read before any is changed.
+fn games_of(store: &Store, account: Uuid, status: GameStatus) -> Result<Vec<Uuid>, ServiceError> {
+    let mut ids = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = store.list_games(&GameQuery {
+            player: Some(account),
+            status: Some(status),
+            awaiting_player: false,
+            limit: 100,
+            cursor,
+        })?;
+        ids.extend(page.games.iter().map(|g| g.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(ids),
+        }
+    }
+}
