@@ -16,6 +16,7 @@ mod hint;
 mod idempotency;
 mod limits;
 mod lobby;
+mod nodes;
 mod notify;
 mod openapi;
 mod ops;
