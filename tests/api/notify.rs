@@ -13,7 +13,7 @@ use rand::Rng;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp};
+use crate::common::app::{assert_problem, json_body, TestApp};
 use crate::sse::{last_seq, Stream};
 use crate::tables::{create, join, players, post_action, view, Player};
 
