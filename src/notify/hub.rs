@@ -48,10 +48,19 @@ impl Wake {
     }
 }
 
+/// What a topic's waiters are told: the highest seq announced, and how many times every
+/// waiter was asked to re-read (`wake_all`). A stream that has sent up to `seq` and sees no
+/// new `resets` has nothing to read: it waits without touching the store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mark {
+    pub seq: i64,
+    pub resets: u64,
+}
+
 /// Waiters by topic. Cheap to share (`Arc<Hub>`).
 #[derive(Default)]
 pub struct Hub {
-    topics: Mutex<HashMap<Topic, watch::Sender<i64>>>,
+    topics: Mutex<HashMap<Topic, watch::Sender<Mark>>>,
     /// The recent log tails the streams of this process share.
     pub tails: crate::service::tails::Tails,
 }
@@ -64,7 +73,7 @@ impl Hub {
         Hub::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Topic, watch::Sender<i64>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Topic, watch::Sender<Mark>>> {
         // A panic while holding the lock cannot leave the map inconsistent (single inserts and
         // removes), so a poisoned lock is still good.
         self.topics.lock().unwrap_or_else(|p| p.into_inner())
@@ -72,14 +81,14 @@ impl Hub {
 
     /// Starts waiting on `topic`. Subscribe BEFORE reading the log: a wake-up that comes
     /// between the read and the wait then still ends the wait.
-    pub fn subscribe(&self, topic: Topic) -> watch::Receiver<i64> {
+    pub fn subscribe(&self, topic: Topic) -> watch::Receiver<Mark> {
         let mut topics = self.lock();
         if topics.len() >= PRUNE_FROM && topics.len().is_power_of_two() {
             topics.retain(|_, tx| tx.receiver_count() > 0);
         }
         topics
             .entry(topic)
-            .or_insert_with(|| watch::channel(0).0)
+            .or_insert_with(|| watch::channel(Mark::default()).0)
             .subscribe()
     }
 
@@ -94,9 +103,9 @@ impl Hub {
             return;
         }
         tx.send_if_modified(|seen| {
-            let newer = wake.seq > *seen;
+            let newer = wake.seq > seen.seq;
             if newer {
-                *seen = wake.seq;
+                seen.seq = wake.seq;
             }
             newer
         });
@@ -108,7 +117,7 @@ impl Hub {
         let mut topics = self.lock();
         topics.retain(|_, tx| tx.receiver_count() > 0);
         for tx in topics.values() {
-            tx.send_modify(|_| {});
+            tx.send_modify(|mark| mark.resets += 1);
         }
     }
 
@@ -154,7 +163,7 @@ mod tests {
             seq: 3,
         });
         rx.changed().await.expect("woken");
-        assert_eq!(*rx.borrow_and_update(), 3);
+        assert_eq!(rx.borrow_and_update().seq, 3);
         hub.wake(Wake {
             topic: game,
             seq: 2,
@@ -165,6 +174,7 @@ mod tests {
         );
         hub.wake_all();
         assert!(rx.has_changed().expect("open"));
+        assert_eq!(rx.borrow_and_update().resets, 1);
         drop(rx);
         hub.wake(Wake {
             topic: game,

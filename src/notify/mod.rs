@@ -20,4 +20,4 @@ pub mod signing;
 pub mod sse;
 pub mod wait;
 
-pub use hub::{Hub, Topic, Wake};
+pub use hub::{Hub, Mark, Topic, Wake};

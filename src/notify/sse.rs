@@ -8,28 +8,51 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::{http::header, web::Bytes, HttpRequest, HttpResponse};
+use actix_web::{
+    http::header,
+    web::{Bytes, BytesMut},
+    HttpRequest, HttpResponse,
+};
+use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
-use super::Topic;
-use crate::app::blocking;
+use super::{Mark, Topic};
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
 
 /// Entries per read of the log.
 pub const PAGE: i64 = 100;
 
-/// One entry: its seq (the SSE `id`) and its JSON (one line).
+/// One entry: its seq (the SSE `id`) and the whole SSE frame, encoded once. `Bytes` clones
+/// share the buffer, so a frame made for a viewer class costs each stream a reference count.
+#[derive(Clone)]
 pub struct Frame {
     pub id: i64,
-    pub data: String,
+    pub bytes: Bytes,
+}
+
+/// The frame of the entry `id`: `id: <id>` and `data: <entry as one JSON line>`.
+pub fn frame<T: serde::Serialize>(id: i64, entry: &T) -> Result<Frame, ServiceError> {
+    let mut text = format!("id: {id}\ndata: ").into_bytes();
+    // serde_json escapes newlines inside strings, so the JSON stays on one line.
+    serde_json::to_writer(&mut text, entry).map_err(ServiceError::internal)?;
+    text.extend_from_slice(b"\n\n");
+    Ok(Frame {
+        id,
+        bytes: Bytes::from(text),
+    })
 }
 
 /// Reads entries with seq > `after` (at most [`PAGE`]), ascending, as the caller may see them.
 /// `known`: a seq the stream was woken for (committed, so a shared read that reaches it is
 /// fresh enough); None when there is no such promise (the first read, a wake-up of all).
-pub type Reader =
-    Arc<dyn Fn(&Store, i64, Option<i64>) -> Result<Vec<Frame>, ServiceError> + Send + Sync>;
+/// Async: a read the streams of a process share is served on the worker, and only a store
+/// read goes to the blocking pool.
+pub type Reader = Arc<
+    dyn Fn(Store, i64, Option<i64>) -> BoxFuture<'static, Result<Vec<Frame>, ServiceError>>
+        + Send
+        + Sync,
+>;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
@@ -85,12 +108,11 @@ pub async fn open(
 ) -> Result<HttpResponse, ServiceError> {
     // Subscribe before the first read: nothing committed after it can be missed.
     let woken = store.hub().subscribe(topic);
-    let first = {
-        let read = read.clone();
-        blocking(store, move |s| read(s, after, None)).await?
-    };
+    let resets = woken.borrow().resets;
+    let first = read(store.clone(), after, None).await?;
     let (tx, rx) = mpsc::channel(settings.buffer.max(1));
-    actix_web::rt::spawn(pump(store.clone(), woken, after, first, read, settings, tx));
+    let at = Position { after, resets };
+    actix_web::rt::spawn(pump(store.clone(), woken, at, first, read, settings, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -105,8 +127,19 @@ pub async fn open(
         .streaming(body))
 }
 
-fn encode(frame: &Frame) -> Bytes {
-    Bytes::from(format!("id: {}\ndata: {}\n\n", frame.id, frame.data))
+/// The frames as one write: a stream woken for several events costs one send and one
+/// socket write, not one per event.
+fn join(frames: &[Frame]) -> Bytes {
+    match frames {
+        [one] => one.bytes.clone(),
+        many => {
+            let mut all = BytesMut::with_capacity(many.iter().map(|f| f.bytes.len()).sum());
+            for frame in many {
+                all.extend_from_slice(&frame.bytes);
+            }
+            all.freeze()
+        }
+    }
 }
 
 /// False when the client is gone or too slow: the connection ends.
@@ -117,10 +150,16 @@ async fn send(tx: &mpsc::Sender<Bytes>, bytes: Bytes, settings: &Settings) -> bo
     )
 }
 
+/// Where a stream is: the last seq sent, and the hub's resets its last full read answered for.
+struct Position {
+    after: i64,
+    resets: u64,
+}
+
 async fn pump(
     store: Store,
-    mut woken: watch::Receiver<i64>,
-    mut after: i64,
+    mut woken: watch::Receiver<Mark>,
+    at: Position,
     mut pending: Vec<Frame>,
     read: Reader,
     settings: Settings,
@@ -130,25 +169,47 @@ async fn pump(
     if !send(&tx, Bytes::from_static(b"retry: 1000\n\n"), &settings).await {
         return;
     }
+    let Position {
+        mut after,
+        mut resets,
+    } = at;
     loop {
-        for frame in pending.drain(..) {
-            after = frame.id;
-            if !send(&tx, encode(&frame), &settings).await {
+        // A full page may have more behind it, whatever the wake-ups say.
+        let full = pending.len() >= PAGE as usize;
+        if let Some(last) = pending.last() {
+            after = last.id;
+            if !send(&tx, join(&pending), &settings).await {
                 return;
             }
         }
-        let seen = *woken.borrow_and_update();
-        let known = (seen > after).then_some(seen);
-        let read = read.clone();
-        pending = match blocking(&store, move |s| read(s, after, known)).await {
-            Ok(page) => page,
-            Err(e) => {
-                tracing::warn!(error = %e, "stream read failed; the client will resume");
-                return;
-            }
+        let mark = *woken.borrow_and_update();
+        // Read only when there is something to read: a seq announced past what was sent (the
+        // shared tail serves it), a reset (a full read), or the rest of a full page. A stream
+        // that has sent its wake-up's events then waits, instead of each of a thousand
+        // streams asking the store whether there is more.
+        let known = if mark.resets != resets {
+            resets = mark.resets;
+            Some(None)
+        } else if mark.seq > after {
+            Some(Some(mark.seq))
+        } else if full {
+            Some(None)
+        } else {
+            None
         };
-        if !pending.is_empty() {
-            continue;
+        if let Some(known) = known {
+            pending = match read(store.clone(), after, known).await {
+                Ok(page) => page,
+                Err(e) => {
+                    tracing::warn!(error = %e, "stream read failed; the client will resume");
+                    return;
+                }
+            };
+            if !pending.is_empty() {
+                continue;
+            }
+        } else {
+            pending.clear();
         }
         loop {
             tokio::select! {

@@ -43,10 +43,13 @@ pub struct Projection<'a> {
 
 impl<'a> Projection<'a> {
     pub fn new(game: &'a GameRecord, caller: Uuid) -> Projection<'a> {
-        Projection {
-            game,
-            viewer: viewer_of(game, caller),
-        }
+        Projection::for_viewer(game, viewer_of(game, caller))
+    }
+
+    /// For a viewer class already known (`viewer_of` this game): the streams share one
+    /// projection per class.
+    pub fn for_viewer(game: &'a GameRecord, viewer: Viewer) -> Projection<'a> {
+        Projection { game, viewer }
     }
 
     /// `event` of `round` as the viewer may see it: an ended round is public (R8.2).

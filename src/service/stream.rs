@@ -7,48 +7,49 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use super::{feed, log_page, Caller};
+use super::{feed, log_page, viewer_of, Caller};
+use crate::app::blocking;
 use crate::error::ServiceError;
 use crate::notify::{
-    sse::{Frame, Reader, PAGE},
+    sse::{self, Reader, PAGE},
     wait, Topic,
 };
 use crate::store::Store;
 
-fn frame<T: serde::Serialize>(id: i64, entry: &T) -> Result<Frame, ServiceError> {
-    let data = serde_json::to_string(entry).map_err(ServiceError::internal)?;
-    Ok(Frame { id, data })
-}
-
 /// Game `id`'s log for `caller`, as frames (`id` = the event's seq). Woken for a known seq,
-/// it projects the tail the process's streams share (`tails`); else it reads the log page.
+/// it takes the frames of the tail the process's streams share (`tails`: one store read per
+/// game, one projection per viewer class); else it reads the log page.
 pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
-    Arc::new(move |store: &Store, after: i64, known: Option<i64>| {
-        if let Some(known) = known {
-            if let Some(tail) = store.hub().tails.get(store, id, after, known)? {
-                let projection = log_page::Projection::new(&tail.record, caller.id);
-                return tail
-                    .events
-                    .iter()
-                    .filter(|e| e.seq > after)
-                    .take(PAGE as usize)
-                    .map(|e| {
-                        let entry = projection.stored(e)?;
-                        frame(entry.seq, &entry)
-                    })
-                    .collect();
+    Arc::new(move |store: Store, after: i64, known: Option<i64>| {
+        let caller = caller.clone();
+        Box::pin(async move {
+            if let Some(known) = known {
+                if let Some(tail) = store.hub().tails.get(&store, id, after, known).await? {
+                    let viewer = viewer_of(&tail.record, caller.id);
+                    return tail.frames(viewer, after, PAGE as usize);
+                }
             }
-        }
-        let page = log_page::page(store, &caller, id, Some(after), Some(PAGE))?;
-        page.events.iter().map(|e| frame(e.seq, e)).collect()
+            let page = blocking(&store, move |s| {
+                log_page::page(s, &caller, id, Some(after), Some(PAGE))
+            })
+            .await?;
+            page.events.iter().map(|e| sse::frame(e.seq, e)).collect()
+        })
     })
 }
 
-/// `caller`'s feed, as frames (`id` = the item's seq).
+/// `caller`'s feed, as frames (`id` = the item's seq). An account's feed has only its own
+/// clients' streams, so each reads its own page.
 pub fn feed_reader(caller: Caller) -> Reader {
-    Arc::new(move |store: &Store, after: i64, _known: Option<i64>| {
-        let page = feed::page(store, &caller, Some(after), Some(PAGE))?;
-        page.items.iter().map(|i| frame(i.seq, i)).collect()
+    Arc::new(move |store: Store, after: i64, _known: Option<i64>| {
+        let caller = caller.clone();
+        Box::pin(async move {
+            let page = blocking(&store, move |s| {
+                feed::page(s, &caller, Some(after), Some(PAGE))
+            })
+            .await?;
+            page.items.iter().map(|i| sse::frame(i.seq, i)).collect()
+        })
     })
 }
 

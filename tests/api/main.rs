@@ -19,6 +19,7 @@ mod idempotency;
 mod lifecycle;
 mod limits;
 mod lobby;
+mod nodes;
 mod notify;
 mod openapi;
 mod ops;

@@ -1,21 +1,19 @@
 //! Issue 10: turn notifications. Long-polls answer when the next event commits; a stream read
 //! with random disconnects and `Last-Event-ID` resumes sees a whole game exactly once, in
 //! order, with the projection of `GET …/events` (R8); the account feed tells each player of
-//! joins, starts and turns, and a refused action tells nobody; two servers on one PostgreSQL
-//! wake each other's streams and long-polls within a second.
+//! joins, starts and turns, and a refused action tells nobody. Two processes on one
+//! PostgreSQL: `nodes.rs`.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use racko::{app::Application, config::Config};
 use racko_rules::View;
 use rand::Rng;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp, TEST_JWT_SECRET};
-use crate::common::db::{enabled, TestBackend};
+use crate::common::app::{assert_problem, json_body, TestApp};
 use crate::sse::{last_seq, Stream};
 use crate::tables::{create, join, players, post_action, view, Player};
 
@@ -322,68 +320,4 @@ async fn an_idle_stream_gets_heartbeats(app: TestApp) {
         .await
         .expect("sent");
     assert_problem(res, StatusCode::BAD_REQUEST, "invalid_after").await;
-}
-
-/// A second server on `app`'s database, as another process would be (its own store, pool,
-/// hub and wake-up listener).
-async fn second_server(app: &TestApp) -> (String, actix_web::dev::ServerHandle) {
-    let config = Config {
-        database_url: Some(app.db.url.clone()),
-        bind: "127.0.0.1:0".to_string(),
-        jwt_secret: Some(racko::config::Secret::new(TEST_JWT_SECRET)),
-        test_mode: true,
-        pool_size: 4,
-        workers: Some(2),
-        auth_per_minute: 0,
-        ..Config::defaults()
-    };
-    let server = Application::build(config)
-        .await
-        .expect("the second server builds");
-    let address = format!("http://127.0.0.1:{}", server.port());
-    let handle = server.handle();
-    actix_web::rt::spawn(server.run_until_stopped());
-    (address, handle)
-}
-
-#[actix_web::test]
-async fn two_servers_on_one_postgres_wake_each_other() {
-    if !enabled(TestBackend::Postgres) {
-        eprintln!("skipped: Postgres is not in RACKO_TEST_BACKENDS");
-        return;
-    }
-    let a = spawn_app_with(TestBackend::Postgres, |_| {}).await;
-    let (b, b_handle) = second_server(&a).await;
-    let table = players(&a, &["ann", "bob"]).await;
-    let id = two_player_game(&a, &table).await;
-    let client = reqwest::Client::new();
-
-    for _ in 0..3 {
-        let last = last_seq(&a, table[0].token(), &id).await;
-        let path = format!("/v1/games/{id}/stream");
-        let mut stream = Stream::open_at(&b, &path, table[0].token(), Some(last)).await;
-        let poll = client
-            .get(format!("{b}/v1/games/{id}/events?after={last}&wait=30"))
-            .bearer_auth(&table[0].token)
-            .send();
-        let act = async {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            assert!(play_one(&a, &table, &id).await, "played on server A");
-            Instant::now()
-        };
-        let (res, acted) = tokio::join!(poll, act);
-        let page = json_body(res.expect("polled B"), StatusCode::OK).await;
-        assert_eq!(page["events"][0]["seq"], last + 1);
-        let frame = stream
-            .next(Duration::from_secs(1))
-            .await
-            .expect("on B's stream within 1 s");
-        assert_eq!(frame.id, last + 1);
-        assert!(
-            acted.elapsed() < Duration::from_secs(1),
-            "{:?}",
-            acted.elapsed()
-        );
-    }
-    b_handle.stop(false).await;
 }

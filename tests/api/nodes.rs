@@ -1,0 +1,190 @@
+//! Issue 10.4: two real `racko serve` processes on one PostgreSQL database. An action posted
+//! to one reaches a stream and a long-poll held on the other within a second: the only path
+//! between them is the database (`pg_notify` at commit, the other's `LISTEN` connection).
+
+use std::time::{Duration, Instant};
+
+use racko_rules::View;
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::common::app::TEST_PASSWORD;
+use crate::common::db::{enabled, TestBackend, TestDb};
+use crate::common::process::ServeProcess;
+use crate::sse::Stream;
+
+/// Calls `base` + `path` and expects `expected`; the answer's JSON.
+async fn call(
+    client: &Client,
+    base: &str,
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+    expected: StatusCode,
+) -> Value {
+    let mut req = client.request(method, format!("{base}{path}"));
+    if let Some(token) = token {
+        req = req.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    let res = req.send().await.expect("answered");
+    assert_eq!(res.status(), expected, "{path}");
+    res.json().await.expect("JSON")
+}
+
+async fn register(client: &Client, base: &str, name: &str) -> String {
+    let body = json!({ "username": name, "password": TEST_PASSWORD });
+    let res = call(
+        client,
+        base,
+        Method::POST,
+        "/v1/accounts",
+        None,
+        Some(body),
+        StatusCode::CREATED,
+    )
+    .await;
+    res["token"].as_str().expect("token").to_string()
+}
+
+/// Plays one action of whoever may act, on `base`: the seq of the game's last event after it,
+/// and when the action's answer came (it has committed by then).
+async fn play_one(client: &Client, base: &str, tokens: &[String], id: &str) -> (i64, Instant) {
+    for token in tokens {
+        let path = format!("/v1/games/{id}");
+        let seen = call(
+            client,
+            base,
+            Method::GET,
+            &path,
+            Some(token),
+            None,
+            StatusCode::OK,
+        )
+        .await;
+        assert_eq!(seen["status"], "active", "the game goes on");
+        let table: View = serde_json::from_value(seen["table"].clone()).expect("a view");
+        if let Some(action) = racko_sample::choose(&table) {
+            let body = json!({ "version": seen["version"], "action": action });
+            let path = format!("/v1/games/{id}/actions");
+            call(
+                client,
+                base,
+                Method::POST,
+                &path,
+                Some(token),
+                Some(body),
+                StatusCode::OK,
+            )
+            .await;
+            let committed = Instant::now();
+            let path = format!("/v1/games/{id}/events?after=0&limit=500");
+            let page = call(
+                client,
+                base,
+                Method::GET,
+                &path,
+                Some(token),
+                None,
+                StatusCode::OK,
+            )
+            .await;
+            return (page["next_after"].as_i64().expect("next_after"), committed);
+        }
+    }
+    panic!("nobody may act in an active game");
+}
+
+#[actix_web::test]
+async fn two_serve_processes_on_one_postgres_wake_each_other() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: Postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let url = db.url.clone();
+    let (a, b) = tokio::task::spawn_blocking(move || {
+        (
+            ServeProcess::start(&url, &[]),
+            ServeProcess::start(&url, &[]),
+        )
+    })
+    .await
+    .expect("both servers start");
+    let client = Client::new();
+    let tokens = [
+        register(&client, &a.url, "ann").await,
+        register(&client, &a.url, "bob").await,
+    ];
+    let options = json!({ "options": { "players": 2, "target": 100000 } });
+    let game = call(
+        &client,
+        &a.url,
+        Method::POST,
+        "/v1/games",
+        Some(&tokens[0]),
+        Some(options),
+        StatusCode::CREATED,
+    )
+    .await;
+    let id = game["id"].as_str().expect("id").to_string();
+    let path = format!("/v1/games/{id}/join");
+    call(
+        &client,
+        &a.url,
+        Method::POST,
+        &path,
+        Some(&tokens[1]),
+        None,
+        StatusCode::OK,
+    )
+    .await;
+    let path = format!("/v1/games/{id}/events?after=0&limit=500");
+    let page = call(
+        &client,
+        &b.url,
+        Method::GET,
+        &path,
+        Some(&tokens[0]),
+        None,
+        StatusCode::OK,
+    )
+    .await;
+    let mut last = page["next_after"].as_i64().expect("next_after");
+
+    for _ in 0..3 {
+        // Both held on B before the action on A; B has nothing to tell until A commits.
+        let path = format!("/v1/games/{id}/stream");
+        let mut stream = Stream::open_at(&b.url, &path, Some(&tokens[0]), Some(last)).await;
+        let poll = client
+            .get(format!(
+                "{}/v1/games/{id}/events?after={last}&wait=30",
+                b.url
+            ))
+            .bearer_auth(&tokens[0])
+            .send();
+        let act = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            play_one(&client, &a.url, &tokens, &id).await
+        };
+        let (polled, (seq, acted)) = tokio::join!(poll, act);
+        let polled = polled.expect("B answers the long-poll");
+        assert_eq!(polled.status(), StatusCode::OK);
+        let page: Value = polled.json().await.expect("JSON");
+        assert_eq!(page["events"][0]["seq"], last + 1, "the long-poll on B");
+        let frame = stream
+            .next(Duration::from_secs(1))
+            .await
+            .expect("the action on A reaches B's stream within 1 s");
+        assert_eq!(frame.id, last + 1);
+        assert!(
+            acted.elapsed() < Duration::from_secs(1),
+            "both arrived {:?} after the action committed",
+            acted.elapsed()
+        );
+        last = seq;
+    }
+}
