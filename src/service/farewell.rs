@@ -1,7 +1,7 @@
 //! Leaving for good (issue 11.6): the account's games, before its name is erased
 //! (`accounts::delete_account`). Every change goes through the game's one write path, as
 //! the player's own request would: resigning an active game (R10.3), leaving an open one
-//! (the creator leaving cancels it).
+//! (the creator leaving cancels it). Its webhook endpoints go too: nobody is left to receive.
 
 use uuid::Uuid;
 
@@ -10,10 +10,17 @@ use super::play;
 use super::write::Expect;
 use super::Caller;
 use crate::error::{Code, ServiceError};
-use crate::store::{GameQuery, GameStatus, Store};
+use crate::store::{GameQuery, GameStatus, Store, StoreError};
 
-/// Resigns every active game of the caller and leaves every open one.
+/// Resigns every active game of the caller, leaves every open one and deletes its webhook
+/// endpoints (with their pending deliveries).
 pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceError> {
+    for endpoint in store.webhooks(caller.id)? {
+        match store.delete_webhook(caller.id, endpoint.id) {
+            Err(StoreError::NotFound) => {}
+            result => result?,
+        }
+    }
     for id in games_of(store, caller.id, GameStatus::Active)? {
         resign(store, caller, id)?;
     }

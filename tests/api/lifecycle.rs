@@ -267,13 +267,19 @@ async fn leaving_for_good_resigns_cancels_leaves_and_frees_the_name(app: TestApp
 }
 
 async fn a_guest_leaves_for_good_with_its_token_alone(app: TestApp) {
-    let (token, _) = app.guest().await;
+    // A server that takes a loopback webhook URL, to show the endpoint goes with the account.
+    let app =
+        crate::common::app::spawn_app_with(app.backend, |c| c.webhooks_allow_private = true).await;
+    let (token, guest_id) = app.guest().await;
     let guest = Player {
         name: "guest".into(),
         token,
     };
     let table = players(&app, &["bob"]).await;
     let active = two_player_game(&app, [&guest, &table[0]], json!({ "players": 2 })).await;
+    let hook = json!({ "url": "http://127.0.0.1:9/hook" });
+    let res = app.post_json("/v1/me/webhooks", guest.token(), &hook).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
     let res = delete_me(&app, &guest.token, None).await;
     assert_eq!(res.status(), StatusCode::NO_CONTENT);
     let res = app.get("/v1/accounts/me", guest.token()).await;
@@ -281,4 +287,7 @@ async fn a_guest_leaves_for_good_with_its_token_alone(app: TestApp) {
     let game = view(&app, &table[0], &active).await;
     assert_eq!(game["status"], "finished");
     assert_eq!(game["table"]["winners"], json!([1]));
+    let store = racko::store::Store::open(&app.db.url, 1).expect("the store opens");
+    let hooks = store.webhooks(guest_id).expect("a read");
+    assert!(hooks.is_empty(), "its webhook endpoints are deleted");
 }
