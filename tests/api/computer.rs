@@ -36,6 +36,16 @@ pub async fn log(app: &TestApp, who: &Player, id: &str) -> Vec<Value> {
     }
 }
 
+/// `GET …/verify` of a finished game as `who`: the result, asserted verified.
+pub async fn verified(app: &TestApp, who: &Player, id: &str) -> Value {
+    let res = app
+        .get(&format!("/v1/games/{id}/verify"), who.token())
+        .await;
+    let verify = json_body(res, StatusCode::OK).await;
+    assert_eq!(verify["verified"], true, "{verify}");
+    verify
+}
+
 /// Waits (long-polling the log) until `who` may act or the game is no longer active; returns
 /// the view then.
 pub async fn until_awaited(app: &TestApp, who: &Player, id: &str) -> Value {
@@ -110,11 +120,7 @@ async fn one_player_alone_plays_a_whole_game_against_the_computer(app: TestApp) 
     };
     assert!(by_seat(1) > 0, "the computer acted");
     assert!(by_seat(0) > 0, "ann acted");
-    let verify = app
-        .get(&format!("/v1/games/{id}/verify"), ann.token())
-        .await;
-    let verify = json_body(verify, StatusCode::OK).await;
-    assert_eq!(verify["verified"], true, "{verify}");
+    verified(&app, ann, &id).await;
 }
 
 async fn a_full_table_of_three_levels_plays_its_turns_at_once(app: TestApp) {

@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, TestApp};
-use crate::computer::{log, until_awaited};
+use crate::computer::{log, until_awaited, verified};
 use crate::tables::{create, join, players, post_action, view, Player};
 
 both_stores!(
@@ -198,11 +198,7 @@ async fn r10_2_a_player_who_never_answers_times_out_and_then_resigns(app: TestAp
         resigned["event"],
         json!({ "type": "resigned", "seat": 1, "reason": "timeouts" })
     );
-    let verify = app
-        .get(&format!("/v1/games/{id}/verify"), table[0].token())
-        .await;
-    let verify = json_body(verify, StatusCode::OK).await;
-    assert_eq!(verify["verified"], true, "{verify}");
+    verified(&app, &table[0], &id).await;
 }
 
 async fn r10_3_resigning_ends_a_two_player_game(app: TestApp) {
@@ -257,11 +253,7 @@ async fn r10_3_resigning_ends_a_two_player_game(app: TestApp) {
     );
     let res = resign(&app, &table[1], &id).await;
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "game_over").await;
-    let verify = app
-        .get(&format!("/v1/games/{id}/verify"), table[2].token())
-        .await;
-    let verify = json_body(verify, StatusCode::OK).await;
-    assert_eq!(verify["verified"], true, "{verify}");
+    let verify = verified(&app, &table[2], &id).await;
     assert_eq!(verify["report"]["winners"], json!([1]));
 }
 
@@ -314,11 +306,7 @@ async fn r10_3_a_resigned_seat_of_four_is_played_to_the_end_and_cannot_win(app: 
         .filter(|e| e["kind"] == "drew" && e["event"]["seat"] == 1)
         .count();
     assert!(played_for_bob > 0, "the server played bob's seat");
-    let verify = app
-        .get(&format!("/v1/games/{id}/verify"), table[0].token())
-        .await;
-    let verify = json_body(verify, StatusCode::OK).await;
-    assert_eq!(verify["verified"], true, "{verify}");
+    verified(&app, &table[0], &id).await;
 }
 
 async fn r10_3_resigning_in_partner_loses_for_the_team(app: TestApp) {
