@@ -65,7 +65,9 @@ pub async fn advance_clock(
         ));
     }
     // Seconds are bounded above, so the product fits easily.
-    let micros = state.store.clock_offset() + i64::try_from(seconds).unwrap_or(0) * 1_000_000;
+    // Seconds are bounded above; repeated moves saturate instead of overflowing.
+    let step = i64::try_from(seconds).unwrap_or(0) * 1_000_000;
+    let micros = state.store.clock_offset().saturating_add(step);
     state
         .db(move |s| s.put_setting(sweeper::CLOCK_OFFSET_KEY, &micros.to_string()))
         .await?;

@@ -225,7 +225,11 @@ impl Store {
     /// moved forward (`POST /v1/test/clock`) so that tests never sleep through a deadline.
     /// Each store has its own, so test servers in one process do not share a clock.
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
-        now() + chrono::Duration::microseconds(self.clock_offset())
+        let now = now();
+        // The offset only grows by test requests; past chrono's range the clock stops there
+        // rather than panic.
+        now.checked_add_signed(chrono::Duration::microseconds(self.clock_offset()))
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
     }
 
     /// How far (microseconds) this store's clock is ahead of the system's.
