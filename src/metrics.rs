@@ -12,6 +12,7 @@ pub struct Metrics {
     http_latency: HistogramVec,
     actions_applied: IntCounter,
     version_conflicts: IntCounter,
+    db_statements: IntCounter,
 }
 
 impl Metrics {
@@ -36,6 +37,11 @@ impl Metrics {
             "racko_version_conflicts_total",
             "Game writes refused because the game had changed (stale version)",
         )?;
+        let db_statements = IntCounter::new(
+            "racko_db_statements_total",
+            "Statements (round trips) sent to PostgreSQL",
+        )?;
+        registry.register(Box::new(db_statements.clone()))?;
         registry.register(Box::new(http_requests.clone()))?;
         registry.register(Box::new(http_latency.clone()))?;
         registry.register(Box::new(actions_applied.clone()))?;
@@ -46,6 +52,7 @@ impl Metrics {
             http_latency,
             actions_applied,
             version_conflicts,
+            db_statements,
         })
     }
 
@@ -68,6 +75,12 @@ impl Metrics {
     /// A game write lost a race (compare-and-set on the version failed).
     pub fn version_conflict(&self) {
         self.version_conflicts.inc();
+    }
+
+    /// The store's count of statements sent (it keeps its own; the counter shows it).
+    pub fn db_statements(&self, total: u64) {
+        self.db_statements.reset();
+        self.db_statements.inc_by(total);
     }
 
     /// The Prometheus text exposition format.

@@ -72,6 +72,7 @@ pub async fn metrics(
             ));
         }
     }
+    state.metrics.db_statements(state.store.statements());
     let text = state.metrics.render().map_err(ServiceError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")

@@ -1,13 +1,16 @@
 //! Connections: which backend a URL names, how a connection is opened (SQLite's pragmas), the
 //! pool, and the write transaction (serialized on SQLite).
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::connection::{
+    AnsiTransactionManager, InstrumentationEvent, SimpleConnection, TransactionManager,
+};
 use diesel::prelude::*;
 use diesel::r2d2::{self, R2D2Connection};
 
@@ -73,13 +76,21 @@ impl Target {
     }
 
     /// A connection for requests: every wait bounded by `waits`.
-    pub fn connect_with(&self, waits: &Waits) -> Result<AnyConnection, StoreError> {
+    pub fn connect_with(
+        &self,
+        waits: &Waits,
+        statements: &Arc<AtomicU64>,
+    ) -> Result<AnyConnection, StoreError> {
         match self {
             Target::Pg(url) => {
                 let url = with_connect_timeout(url, waits.connect);
                 let mut conn = PgConnection::establish(&url).map_err(|e| {
                     StoreError::Unavailable(format!("cannot connect to PostgreSQL: {e}"))
                 })?;
+                let statements = statements.clone();
+                conn.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                    watch_statement(&statements, event)
+                });
                 // Every wait of a request is bounded: a row another transaction holds, a
                 // statement that runs away. Both errors answer the client quickly (issue 13).
                 conn.batch_execute(&format!(
@@ -141,7 +152,7 @@ pub fn open_sqlite(path: &Path, busy: Duration) -> Result<SqliteConnection, Stor
         .ok_or_else(|| fail(&"the path is not UTF-8"))?;
     let mut conn = SqliteConnection::establish(name).map_err(|e| fail(&e))?;
     conn.batch_execute(&format!(
-        "PRAGMA busy_timeout = {}; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+        "PRAGMA busy_timeout = {}; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
         busy.as_millis()
     ))
     .map_err(|e| fail(&e))?;
@@ -179,6 +190,8 @@ pub struct Manager {
     pub target: Target,
     pub waits: Waits,
     pub down: Arc<AtomicBool>,
+    /// Statements sent by the pool's connections (PostgreSQL), see [`super::Store::statements`].
+    pub statements: Arc<AtomicU64>,
 }
 
 impl r2d2::ManageConnection for Manager {
@@ -186,7 +199,7 @@ impl r2d2::ManageConnection for Manager {
     type Error = StoreError;
 
     fn connect(&self) -> Result<AnyConnection, StoreError> {
-        let conn = self.target.connect_with(&self.waits);
+        let conn = self.target.connect_with(&self.waits, &self.statements);
         self.down.store(conn.is_err(), Ordering::Relaxed);
         conn
     }
@@ -196,7 +209,41 @@ impl r2d2::ManageConnection for Manager {
     }
 
     fn has_broken(&self, conn: &mut AnyConnection) -> bool {
-        conn.is_broken()
+        LOST.take() || conn.is_broken()
+    }
+}
+
+thread_local! {
+    /// A statement on this thread found its connection lost. The pool no longer checks each
+    /// connection with a query of its own at checkout (a round trip per request, issue 14), so
+    /// the connection that failed is dropped when it goes back (`has_broken`, on this thread).
+    static LOST: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Watches every statement of a PostgreSQL connection: counts it, and notes a lost connection.
+fn watch_statement(statements: &AtomicU64, event: InstrumentationEvent<'_>) {
+    match event {
+        InstrumentationEvent::StartQuery { .. } => {
+            statements.fetch_add(1, Ordering::Relaxed);
+        }
+        InstrumentationEvent::FinishQuery { error: Some(e), .. } => {
+            if matches!(StoreError::from_ref(e), StoreError::Unavailable(_)) {
+                LOST.set(true);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Marks `conn` broken: the pool drops it instead of handing it out again.
+pub fn mark_broken(conn: &mut AnyConnection) {
+    match conn {
+        AnyConnection::Pg(c) => {
+            AnsiTransactionManager::transaction_manager_status_mut(c).set_in_error()
+        }
+        AnyConnection::Sqlite(c) => {
+            AnsiTransactionManager::transaction_manager_status_mut(c).set_in_error()
+        }
     }
 }
 
@@ -229,9 +276,24 @@ pub fn lock(
     })
 }
 
+/// Begins a transaction meant to write (see [`write_tx`], which then runs in it).
+pub fn begin_write(conn: &mut AnyConnection) -> Result<(), StoreError> {
+    Ok(begin(conn)?)
+}
+
+fn begin(conn: &mut AnyConnection) -> Result<(), diesel::result::Error> {
+    match conn {
+        AnyConnection::Sqlite(c) => {
+            AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")
+        }
+        AnyConnection::Pg(c) => AnsiTransactionManager::begin_transaction(c),
+    }
+}
+
 /// Runs `f` in a transaction meant to write. On SQLite it begins with `BEGIN IMMEDIATE`, which
 /// takes the write lock up front (waiting up to busy_timeout): a deferred transaction that
 /// reads first can fail with "database is locked" when it later tries to write.
+#[cfg(test)]
 pub fn write_tx<T, E>(
     conn: &mut AnyConnection,
     f: impl FnOnce(&mut AnyConnection) -> Result<T, E>,
@@ -239,12 +301,18 @@ pub fn write_tx<T, E>(
 where
     E: From<diesel::result::Error>,
 {
-    match conn {
-        AnyConnection::Sqlite(c) => {
-            AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE")?
-        }
-        AnyConnection::Pg(c) => AnsiTransactionManager::begin_transaction(c)?,
-    }
+    begin(conn)?;
+    in_begun_tx(conn, f)
+}
+
+/// As [`write_tx`], in the transaction [`begin_write`] began on `conn`.
+pub fn in_begun_tx<T, E>(
+    conn: &mut AnyConnection,
+    f: impl FnOnce(&mut AnyConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
     type Tm = <AnyConnection as Connection>::TransactionManager;
     match f(conn) {
         Ok(value) => {

@@ -8,7 +8,14 @@ use crate::error::Code;
 
 impl From<Error> for StoreError {
     fn from(e: Error) -> StoreError {
-        match &e {
+        StoreError::from_ref(&e)
+    }
+}
+
+impl StoreError {
+    /// As `From<Error>`, for an error the caller only borrows.
+    pub(super) fn from_ref(e: &Error) -> StoreError {
+        match e {
             Error::NotFound => StoreError::NotFound,
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
                 match unique_rule(info.constraint_name(), info.message()) {

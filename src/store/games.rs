@@ -113,30 +113,31 @@ fn insert_events(
     Ok(())
 }
 
-/// Loads a game with its seats; `by_code` looks it up by invite code instead of id.
+/// Loads a game with its seats (one query); `by_code` looks it up by invite code instead.
 pub(super) fn read_game(
     conn: &mut AnyConnection,
     id: Option<Uuid>,
     by_code: Option<&str>,
 ) -> Result<Option<GameRecord>, StoreError> {
-    let mut query = games::table.into_boxed();
+    let mut query = games::table.left_join(game_seats::table).into_boxed();
     if let Some(id) = id {
         query = query.filter(games::id.eq(id.to_string()));
     }
     if let Some(code) = by_code {
         query = query.filter(games::invite_code.eq(code));
     }
-    let Some(row) = query.first::<GameRow>(conn).optional()? else {
-        return Ok(None);
-    };
-    let seats = game_seats::table
-        .filter(game_seats::game_id.eq(&row.id))
+    let rows = query
         .order(game_seats::seat)
-        .load::<SeatRow>(conn)?
-        .into_iter()
-        .map(SeatRow::into_record)
-        .collect::<Result<_, _>>()?;
-    row.into_record(seats).map(Some)
+        .load::<(GameRow, Option<SeatRow>)>(conn)?;
+    let mut seats = Vec::with_capacity(rows.len());
+    let mut game = None;
+    for (row, seat) in rows {
+        if let Some(seat) = seat {
+            seats.push(seat.into_record()?);
+        }
+        game.get_or_insert(row);
+    }
+    game.map(|row| row.into_record(seats)).transpose()
 }
 
 /// PostgreSQL: locks the game's row until the transaction ends, so concurrent writers queue

@@ -15,6 +15,7 @@ mod feed;
 mod games;
 mod list;
 mod migrate;
+mod pg_write;
 mod rows;
 mod schema;
 #[cfg(test)]
@@ -29,7 +30,7 @@ pub use types::*;
 pub use wake::Relay;
 pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
 
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,7 +39,7 @@ use diesel::r2d2::{Pool, PooledConnection};
 use uuid::Uuid;
 
 pub use conn::Waits;
-use conn::{lock, sqlite_write_lock, write_tx, AnyConnection, Manager, Target};
+use conn::{begin_write, in_begun_tx, lock, sqlite_write_lock, AnyConnection, Manager, Target};
 
 use crate::notify::{Hub, Topic, Wake};
 
@@ -71,6 +72,8 @@ pub struct Store {
     clock_offset: Arc<AtomicI64>,
     /// How long before a deadline its player is reminded (see [`Store::with_reminder_lead`]).
     reminder_lead: Duration,
+    /// Statements the pool's connections sent (PostgreSQL only).
+    statements: Arc<AtomicU64>,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -95,14 +98,19 @@ impl Store {
             Target::Pg(_) => None,
         };
         let down = Arc::new(AtomicBool::new(false));
+        let statements = Arc::new(AtomicU64::new(0));
         let manager = Manager {
             target: target.clone(),
             waits,
             down: down.clone(),
+            statements: statements.clone(),
         };
         let pool = Pool::builder()
             .max_size(pool_size.max(1))
             .min_idle(Some(1))
+            // No `SELECT 1` before each use (a round trip per request): a connection found
+            // lost is dropped when it goes back instead (`conn::mark_broken`).
+            .test_on_check_out(false)
             .connection_timeout(waits.connect)
             .build(manager)
             .map_err(|e| {
@@ -118,6 +126,7 @@ impl Store {
             due: Arc::new(tokio::sync::Notify::new()),
             clock_offset: Arc::new(AtomicI64::new(0)),
             reminder_lead: DEFAULT_REMINDER_LEAD,
+            statements,
         })
     }
 
@@ -137,6 +146,13 @@ impl Store {
     /// A human description of where the data lives, for the start-up log line (no password).
     pub fn describe(&self) -> String {
         self.target.describe()
+    }
+
+    /// How many statements (round trips) this store has sent to PostgreSQL so far: the
+    /// `racko_db_statements_total` metric, and what tests count a request's round trips with.
+    /// Always 0 on SQLite, which is in the process.
+    pub fn statements(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
     }
 
     /// For `/readyz`: one round trip to the database.
@@ -261,18 +277,18 @@ impl Store {
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        games::read_game(&mut *self.conn()?, Some(id), None)
+        self.read(|c| games::read_game(c, Some(id), None))
     }
 
     pub fn game_by_invite_code(&self, code: &str) -> Result<Option<GameRecord>, StoreError> {
-        games::read_game(&mut *self.conn()?, None, Some(code))
+        self.read(|c| games::read_game(c, None, Some(code)))
     }
 
     /// Games matching `query`, newest activity first, with a stable cursor for the next page.
     /// The limit is clamped to 1..=100; `awaiting_player` needs `player` (ignored without);
     /// a cursor that does not decode is `BadInput(InvalidCursor)`.
     pub fn list_games(&self, query: &GameQuery) -> Result<GameRecordPage, StoreError> {
-        list::list_games(&mut *self.conn()?, query)
+        self.read(|c| list::list_games(c, query))
     }
 
     /// The games waiting for `player`, the nearest deadline first (no deadline last).
@@ -282,7 +298,7 @@ impl Store {
         limit: i64,
         cursor: Option<&str>,
     ) -> Result<GameRecordPage, StoreError> {
-        list::awaiting_by_deadline(&mut *self.conn()?, player, limit, cursor)
+        self.read(|c| list::awaiting_by_deadline(c, player, limit, cursor))
     }
 
     /// A game's change in ONE transaction (the store's half of `service::write`): locks and
@@ -320,6 +336,9 @@ impl Store {
         skip_locked: bool,
         decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
+        if matches!(self.target, Target::Pg(_)) && !skip_locked {
+            return self.update_game_in_one_statement(id, decide);
+        }
         let (written, answer, wakes) = self.write(|conn| {
             games::lock_game(conn, id, skip_locked)?;
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
@@ -338,6 +357,74 @@ impl Store {
         Ok((written, answer))
     }
 
+    /// PostgreSQL's form of [`Store::update_game`] (issue 14): the game and its seats are read
+    /// in one query, with no transaction and no lock, and the change is written in one
+    /// statement whose compare-and-set on the version makes it apply only to the game as
+    /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.
+    /// Another writer between the two: `StaleVersion`, and nothing written (`Expect::Latest`
+    /// callers decide again, as after losing any compare-and-set).
+    fn update_game_in_one_statement<T, E>(
+        &self,
+        id: Uuid,
+        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<(GameRecord, T), UpdateError<E>> {
+        let mut conn = self.conn()?;
+        let current = self
+            .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
+            .ok_or(StoreError::NotFound)?;
+        let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+        let AnyConnection::Pg(pg) = &mut *conn else {
+            return Err(StoreError::Internal("not a PostgreSQL connection".into()).into());
+        };
+        let written = pg_write::write_change(pg, &current, &change);
+        if let Err(StoreError::Unavailable(_)) = &written {
+            conn::mark_broken(&mut conn);
+        }
+        let Some((written, mut wakes)) = written? else {
+            let current = games::read_game(&mut conn, Some(id), None)?;
+            return Err(match current {
+                Some(game) => StoreError::StaleVersion {
+                    current: game.version,
+                },
+                None => StoreError::NotFound,
+            }
+            .into());
+        };
+        wakes.push(game_wake(&written));
+        for wake in wakes {
+            self.hub.wake(wake);
+        }
+        self.wake_sweeper_if_due(&written);
+        Ok((written, answer))
+    }
+
+    /// Runs `read` on a pooled connection, once more on a new one when that one was lost
+    /// (see [`Store::fresh`]).
+    fn read<T>(
+        &self,
+        read: impl Fn(&mut AnyConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.conn()?;
+        self.fresh(&mut conn, read)
+    }
+
+    /// Runs `read` on `conn`, a pooled connection that may have died while it sat idle (the
+    /// pool no longer checks each one with a query of its own, issue 14): when it did, the
+    /// connection is marked for the pool to drop, and `read` runs once more on a new one.
+    fn fresh<T>(
+        &self,
+        conn: &mut PooledConnection<Manager>,
+        read: impl Fn(&mut AnyConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match mark_if_lost(conn, &read) {
+            Err(StoreError::Unavailable(_)) => {
+                *conn = self.conn()?;
+                mark_if_lost(conn, &read)
+            }
+            other => other,
+        }
+    }
+
     // ---- the server's own moves (issues 11 and 12) ----
 
     /// Ids of the games whose `due_at` has come by `at`, most overdue first, at most `limit`.
@@ -346,7 +433,7 @@ impl Store {
         at: chrono::DateTime<chrono::Utc>,
         limit: i64,
     ) -> Result<Vec<Uuid>, StoreError> {
-        games::due_games(&mut *self.conn()?, at.naive_utc(), limit)
+        self.read(|c| games::due_games(c, at.naive_utc(), limit))
     }
 
     /// Sets game `id`'s `due_at` if it is still at `version`.
@@ -371,7 +458,7 @@ impl Store {
 
     /// The value stored under `key`, if any.
     pub fn setting(&self, key: &str) -> Result<Option<String>, StoreError> {
-        accounts::setting(&mut *self.conn()?, key)
+        self.read(|c| accounts::setting(c, key))
     }
 
     // ---- notifications ----
@@ -400,7 +487,7 @@ impl Store {
         after: i64,
         limit: i64,
     ) -> Result<Vec<StoredFeedItem>, StoreError> {
-        feed::read(&mut *self.conn()?, account, after, limit)
+        self.read(|c| feed::read(c, account, after, limit))
     }
 
     /// Events of a game with seq > `after`, ascending, at most `limit`.
@@ -410,7 +497,7 @@ impl Store {
         after: i64,
         limit: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        games::events(&mut *self.conn()?, game, after, limit)
+        self.read(|c| games::events(c, game, after, limit))
     }
 
     // ---- idempotency ----
@@ -421,7 +508,7 @@ impl Store {
         account: Uuid,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        games::idempotency_record(&mut *self.conn()?, account, key)
+        self.read(|c| games::idempotency_record(c, account, key))
     }
 
     /// Deletes at most `batch` idempotency records stored before `before`; returns how many.
@@ -472,8 +559,31 @@ impl Store {
             None => None,
         };
         let mut conn = self.conn()?;
-        write_tx(&mut conn, f)
+        // A connection lost while it sat idle fails at BEGIN, before anything is sent that
+        // could be applied: then the write begins again on a new one.
+        match mark_if_lost(&mut conn, begin_write) {
+            Ok(()) => {}
+            Err(StoreError::Unavailable(_)) => {
+                conn = self.conn()?;
+                mark_if_lost(&mut conn, begin_write)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        in_begun_tx(&mut conn, f)
     }
+}
+
+/// A connection whose database went away (`Unavailable`) is marked broken, so that the pool
+/// drops it when it comes back instead of handing it out again.
+fn mark_if_lost<T>(
+    conn: &mut AnyConnection,
+    f: impl FnOnce(&mut AnyConnection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let result = f(conn);
+    if let Err(StoreError::Unavailable(_)) = &result {
+        conn::mark_broken(conn);
+    }
+    result
 }
 
 fn game_wake(game: &GameRecord) -> Wake {

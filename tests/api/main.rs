@@ -27,6 +27,7 @@ mod play;
 mod play_errors;
 mod race;
 mod receiver;
+mod round_trips;
 mod sse;
 mod tables;
 mod webhooks;
