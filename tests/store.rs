@@ -118,7 +118,7 @@ fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
 fn update<T>(
     store: &Store,
     id: Uuid,
-    decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), StoreError>,
+    decide: impl Fn(&GameRecord) -> Result<(GameChange, T), StoreError>,
 ) -> Result<T, StoreError> {
     match store.update_game(id, decide) {
         Ok((_, answer)) => Ok(answer),
@@ -139,7 +139,7 @@ fn update_at(
                 current: record.version,
             });
         }
-        Ok((change(record, events), record.version + 1))
+        Ok((change(record, events.clone()), record.version + 1))
     })
 }
 

@@ -27,7 +27,18 @@ pub enum AnyConnection {
 #[derive(Clone, Debug)]
 pub enum Target {
     Pg(String),
-    Sqlite(PathBuf),
+    Sqlite(PathBuf, Durability),
+}
+
+/// When an SQLite commit is acknowledged (its `synchronous` pragma).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// `FULL`, the default: the commit is on disk (fsynced) before it is acknowledged, so an
+    /// acknowledged action survives a power failure, as on PostgreSQL with fsync on.
+    Full,
+    /// `NORMAL`, asked for with `?synchronous=normal`: the last commits before a power failure
+    /// (not a crash of the process) may be lost; faster on slow disks.
+    Normal,
 }
 
 impl Target {
@@ -35,16 +46,27 @@ impl Target {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             return Ok(Target::Pg(url.to_string()));
         }
-        let path = url
+        let rest = url
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
             .unwrap_or(url);
+        let (path, durability) = match rest.split_once('?') {
+            None => (rest, Durability::Full),
+            Some((path, "synchronous=full")) => (path, Durability::Full),
+            Some((path, "synchronous=normal")) => (path, Durability::Normal),
+            Some((_, other)) => {
+                return Err(StoreError::Internal(format!(
+                    "unknown SQLite URL option {other:?} (only synchronous=full or \
+                     synchronous=normal)"
+                )))
+            }
+        };
         if path.is_empty() {
             return Err(StoreError::Internal(format!(
                 "no SQLite file path in database URL {url:?}"
             )));
         }
-        Ok(Target::Sqlite(PathBuf::from(path)))
+        Ok(Target::Sqlite(PathBuf::from(path), durability))
     }
 
     /// Where the data lives, without credentials.
@@ -56,7 +78,7 @@ impl Target {
                 let place = rest.rsplit_once('@').map_or(rest, |(_, p)| p);
                 format!("PostgreSQL at {place}")
             }
-            Target::Sqlite(path) => format!("SQLite file {}", path.display()),
+            Target::Sqlite(path, _) => format!("SQLite file {}", path.display()),
         }
     }
 
@@ -69,8 +91,8 @@ impl Target {
             Target::Pg(url) => PgConnection::establish(url)
                 .map(AnyConnection::Pg)
                 .map_err(|e| StoreError::Unavailable(format!("cannot connect to PostgreSQL: {e}"))),
-            Target::Sqlite(path) => {
-                open_sqlite(path, Duration::from_secs(5)).map(AnyConnection::Sqlite)
+            Target::Sqlite(path, durability) => {
+                open_sqlite(path, Duration::from_secs(5), *durability).map(AnyConnection::Sqlite)
             }
         }
     }
@@ -100,7 +122,9 @@ impl Target {
                 ))?;
                 Ok(AnyConnection::Pg(conn))
             }
-            Target::Sqlite(path) => open_sqlite(path, waits.lock).map(AnyConnection::Sqlite),
+            Target::Sqlite(path, durability) => {
+                open_sqlite(path, waits.lock, *durability).map(AnyConnection::Sqlite)
+            }
         }
     }
 }
@@ -140,7 +164,11 @@ fn with_connect_timeout(url: &str, wait: Duration) -> String {
 
 /// Opens an SQLite file (creating it and its folder) with the pragmas every connection needs;
 /// `busy` bounds how long a statement waits for another process's write lock.
-pub fn open_sqlite(path: &Path, busy: Duration) -> Result<SqliteConnection, StoreError> {
+pub fn open_sqlite(
+    path: &Path,
+    busy: Duration,
+    durability: Durability,
+) -> Result<SqliteConnection, StoreError> {
     let fail = |e: &dyn std::fmt::Display| {
         StoreError::Internal(format!("cannot open SQLite file {}: {e}", path.display()))
     };
@@ -152,8 +180,12 @@ pub fn open_sqlite(path: &Path, busy: Duration) -> Result<SqliteConnection, Stor
         .ok_or_else(|| fail(&"the path is not UTF-8"))?;
     let mut conn = SqliteConnection::establish(name).map_err(|e| fail(&e))?;
     conn.batch_execute(&format!(
-        "PRAGMA busy_timeout = {}; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
-        busy.as_millis()
+        "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+        busy.as_millis(),
+        match durability {
+            Durability::Full => "FULL",
+            Durability::Normal => "NORMAL",
+        }
     ))
     .map_err(|e| fail(&e))?;
     use_wal(&mut conn).map_err(|e| fail(&e))?;

@@ -33,7 +33,7 @@ pub fn run(target: &Target) -> Result<(), StoreError> {
         }
         AnyConnection::Sqlite(mut conn) => {
             let path = match target {
-                Target::Sqlite(path) => path,
+                Target::Sqlite(path, _) => path,
                 Target::Pg(_) => return Err(fail(&"backend mismatch")),
             };
             let write_lock = sqlite_write_lock(path);

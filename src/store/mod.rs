@@ -94,7 +94,7 @@ impl Store {
         let target = Target::parse(url)?;
         migrate::run(&target)?;
         let write_lock = match &target {
-            Target::Sqlite(path) => Some(sqlite_write_lock(path)),
+            Target::Sqlite(path, _) => Some(sqlite_write_lock(path)),
             Target::Pg(_) => None,
         };
         let down = Arc::new(AtomicBool::new(false));
@@ -139,7 +139,7 @@ impl Store {
     pub fn backend(&self) -> Backend {
         match self.target {
             Target::Pg(_) => Backend::Postgres,
-            Target::Sqlite(_) => Backend::Sqlite,
+            Target::Sqlite(..) => Backend::Sqlite,
         }
     }
 
@@ -301,21 +301,23 @@ impl Store {
         self.read(|c| list::awaiting_by_deadline(c, player, limit, cursor))
     }
 
-    /// A game's change in ONE transaction (the store's half of `service::write`): locks and
-    /// loads the game (with its seats), calls `decide`, and when it returns a change: writes
-    /// the record `GameRecord::after` gives with a compare-and-set on `version`
-    /// (`UPDATE … WHERE id = ? AND version = ?`; no row → `StaleVersion { current }` and
-    /// nothing is written), appends the events with gapless per-game sequence numbers
-    /// continuing the log (unique (game_id, seq)), and stores the idempotency record if any.
+    /// A game's change, all or nothing (the store's half of `service::write`): loads the game
+    /// (with its seats), calls `decide`, and when it returns a change: writes the record
+    /// `GameRecord::after` gives with a compare-and-set on `version` (`UPDATE … WHERE id = ?
+    /// AND version = ?`; no row → `StaleVersion { current }` and nothing is written), appends
+    /// the events with gapless per-game sequence numbers continuing the log (unique (game_id,
+    /// seq)), the feed items and outbox rows, and stores the idempotency record if any.
     /// Returns the record as written and `decide`'s answer. When `decide` fails nothing is
-    /// written. Concurrent calls on one game queue (a row lock on PostgreSQL, the write lock
-    /// on SQLite), so each `decide` sees the state the previous one left; the compare-and-set
-    /// stays as the guard. `decide` runs inside the transaction: keep it pure and quick.
-    /// `Store(NotFound)` for an unknown game.
+    /// written. `decide` may run twice: on PostgreSQL the game is first read without a lock
+    /// and written in one statement (`update_game_in_one_statement`); when another writer
+    /// came in between, the change is decided again in a transaction that holds the game's
+    /// row lock, as on SQLite (under the file's write lock). So concurrent calls on one game
+    /// queue, each `decide` sees the state the previous one left, and the compare-and-set
+    /// stays as the guard. Keep `decide` pure and quick. `Store(NotFound)` for an unknown game.
     pub fn update_game<T, E>(
         &self,
         id: Uuid,
-        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+        decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
         self.update_game_locking(id, false, decide)
     }
@@ -325,7 +327,7 @@ impl Store {
     pub fn update_game_unless_held<T, E>(
         &self,
         id: Uuid,
-        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+        decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
         self.update_game_locking(id, true, decide)
     }
@@ -334,10 +336,15 @@ impl Store {
         &self,
         id: Uuid,
         skip_locked: bool,
-        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+        decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
         if matches!(self.target, Target::Pg(_)) && !skip_locked {
-            return self.update_game_in_one_statement(id, decide);
+            match self.update_game_in_one_statement(id, &decide) {
+                // Another writer came between the read and the write: queue behind the
+                // game's row lock like the transactional form, and decide on what is there.
+                Err(UpdateError::Store(StoreError::StaleVersion { .. })) => {}
+                done => return done,
+            }
         }
         let (written, answer, wakes) = self.write(|conn| {
             games::lock_game(conn, id, skip_locked)?;
@@ -361,12 +368,12 @@ impl Store {
     /// in one query, with no transaction and no lock, and the change is written in one
     /// statement whose compare-and-set on the version makes it apply only to the game as
     /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.
-    /// Another writer between the two: `StaleVersion`, and nothing written (`Expect::Latest`
-    /// callers decide again, as after losing any compare-and-set).
+    /// Another writer between the two: `StaleVersion`, and nothing written (the caller then
+    /// takes the locking path, where writers queue).
     fn update_game_in_one_statement<T, E>(
         &self,
         id: Uuid,
-        decide: impl FnOnce(&GameRecord) -> Result<(GameChange, T), E>,
+        decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
         let mut conn = self.conn()?;
         let current = self
@@ -476,7 +483,7 @@ impl Store {
                 url: url.clone(),
                 hub: Arc::downgrade(&self.hub),
             }),
-            Target::Sqlite(_) => None,
+            Target::Sqlite(..) => None,
         }
     }
 

@@ -20,7 +20,7 @@ fn urls_name_the_backend() {
         ("./racko.db", "./racko.db"),
     ] {
         match Target::parse(url) {
-            Ok(Target::Sqlite(p)) => assert_eq!(p, PathBuf::from(path)),
+            Ok(Target::Sqlite(p, _)) => assert_eq!(p, PathBuf::from(path)),
             other => panic!("{url}: {other:?}"),
         }
     }
@@ -43,6 +43,37 @@ fn urls_name_the_backend() {
         "PostgreSQL at db:5432/racko"
     );
     assert!(Target::parse("sqlite://").is_err());
+}
+
+/// Issue 14.5: an acknowledged SQLite commit is on disk (`synchronous = FULL`, value 2)
+/// unless the URL asks for less.
+#[test]
+fn sqlite_commits_are_durable_unless_the_url_says_otherwise() {
+    use diesel::prelude::*;
+    use diesel::sql_types::Integer;
+    #[derive(QueryableByName)]
+    struct Pragma {
+        #[diesel(sql_type = Integer)]
+        synchronous: i32,
+    }
+    let dir = std::env::temp_dir().join(format!("racko-unit-{}", Uuid::new_v4().simple()));
+    let file = dir.join("racko.db").display().to_string();
+    for (url, expected) in [
+        (format!("sqlite://{file}"), 2),
+        (format!("sqlite://{file}?synchronous=full"), 2),
+        (format!("sqlite://{file}?synchronous=normal"), 1),
+    ] {
+        let target = Target::parse(&url).expect("parses");
+        let conn::AnyConnection::Sqlite(mut conn) = target.connect().expect("opens") else {
+            panic!("{url}: not SQLite");
+        };
+        let pragma = diesel::sql_query("PRAGMA synchronous")
+            .get_result::<Pragma>(&mut conn)
+            .expect("pragma");
+        assert_eq!(pragma.synchronous, expected, "{url}");
+    }
+    assert!(Target::parse(&format!("sqlite://{file}?synchronous=off")).is_err());
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
