@@ -35,14 +35,16 @@ impl Store {
         id: Option<Uuid>,
         username: Option<&str>,
     ) -> Result<Option<Account>, StoreError> {
-        let mut query = accounts::table.into_boxed();
-        if let Some(id) = id {
-            query = query.filter(accounts::id.eq(id.to_string()));
-        }
-        if let Some(name) = username {
-            query = query.filter(accounts::username_lower.eq(name.to_lowercase()));
-        }
-        let row = query.first::<AccountRow>(&mut *self.conn()?).optional()?;
+        let row = self.read(|conn| {
+            let mut query = accounts::table.into_boxed();
+            if let Some(id) = id {
+                query = query.filter(accounts::id.eq(id.to_string()));
+            }
+            if let Some(name) = username {
+                query = query.filter(accounts::username_lower.eq(name.to_lowercase()));
+            }
+            Ok(query.first::<AccountRow>(conn).optional()?)
+        })?;
         row.map(AccountRow::into_record).transpose()
     }
 
@@ -123,7 +125,7 @@ impl Store {
         key: &str,
         make: impl FnOnce() -> String,
     ) -> Result<String, StoreError> {
-        if let Some(value) = setting(&mut *self.conn()?, key)? {
+        if let Some(value) = self.read(|c| setting(c, key))? {
             return Ok(value);
         }
         let value = make();
@@ -136,7 +138,8 @@ impl Store {
         match inserted {
             Ok(_) => Ok(value),
             // Another writer came first: its value wins.
-            Err(StoreError::Conflict(Code::SettingTaken)) => setting(&mut *self.conn()?, key)?
+            Err(StoreError::Conflict(Code::SettingTaken)) => self
+                .read(|c| setting(c, key))?
                 .ok_or_else(|| StoreError::Internal(format!("setting {key} vanished"))),
             Err(e) => Err(e),
         }

@@ -164,7 +164,7 @@ impl Store {
     /// `BadInput("invalid_cursor")` for a cursor that does not decode.
     pub fn audit_events(&self, q: &AuditEventQuery) -> Result<StoredEventPage, StoreError> {
         let limit = q.limit.clamp(1, 500) as usize;
-        let mut rows = events_query(q)?.load::<EventRow>(&mut *self.conn()?)?;
+        let mut rows = self.read(|c| Ok(events_query(q)?.load::<EventRow>(c)?))?;
         let next_cursor = if rows.len() > limit {
             rows.truncate(limit);
             rows.last()
@@ -189,10 +189,13 @@ impl Store {
         limit: i64,
         cursor: Option<&str>,
     ) -> Result<PlayerGamesPage, StoreError> {
-        let conn = &mut *self.conn()?;
-        let mut rows = history_query(player, limit, cursor)?
-            .select((games::all_columns, game_seats::seat))
-            .load::<(GameRow, i16)>(conn)?;
+        let mut pooled = self.conn()?;
+        let mut rows = self.fresh(&mut pooled, |c| {
+            Ok(history_query(player, limit, cursor)?
+                .select((games::all_columns, game_seats::seat))
+                .load::<(GameRow, i16)>(c)?)
+        })?;
+        let conn = &mut *pooled;
         let limit = limit.clamp(1, 100) as usize;
         let next_cursor = if rows.len() > limit {
             rows.truncate(limit);

@@ -157,8 +157,7 @@ impl Store {
 
     /// For `/readyz`: one round trip to the database.
     pub fn ping(&self) -> Result<(), StoreError> {
-        self.conn()?.batch_execute("SELECT 1")?;
-        Ok(())
+        self.read(|c| Ok(c.batch_execute("SELECT 1")?))
     }
 
     // ---- settings (e.g. the embedded store's generated token secret) ----
@@ -407,7 +406,7 @@ impl Store {
 
     /// Runs `read` on a pooled connection, once more on a new one when that one was lost
     /// (see [`Store::fresh`]).
-    fn read<T>(
+    pub(super) fn read<T>(
         &self,
         read: impl Fn(&mut AnyConnection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
@@ -417,18 +416,23 @@ impl Store {
 
     /// Runs `read` on `conn`, a pooled connection that may have died while it sat idle (the
     /// pool no longer checks each one with a query of its own, issue 14): when it did, the
-    /// connection is marked for the pool to drop, and `read` runs once more on a new one.
-    fn fresh<T>(
+    /// connection is marked for the pool to drop, and `read` runs again on another. After a
+    /// restart of the database every idle connection is dead, so this goes on through the
+    /// pool (each dead one fails at once) until a new connection answers or cannot be made.
+    pub(super) fn fresh<T>(
         &self,
         conn: &mut PooledConnection<Manager>,
         read: impl Fn(&mut AnyConnection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        match mark_if_lost(conn, &read) {
-            Err(StoreError::Unavailable(_)) => {
-                *conn = self.conn()?;
-                mark_if_lost(conn, &read)
+        let mut tries = self.pool.max_size() + 1;
+        loop {
+            match mark_if_lost(conn, &read) {
+                Err(StoreError::Unavailable(_)) if tries > 0 => {
+                    tries -= 1;
+                    *conn = self.conn()?;
+                }
+                other => return other,
             }
-            other => other,
         }
     }
 
@@ -567,15 +571,8 @@ impl Store {
         };
         let mut conn = self.conn()?;
         // A connection lost while it sat idle fails at BEGIN, before anything is sent that
-        // could be applied: then the write begins again on a new one.
-        match mark_if_lost(&mut conn, begin_write) {
-            Ok(()) => {}
-            Err(StoreError::Unavailable(_)) => {
-                conn = self.conn()?;
-                mark_if_lost(&mut conn, begin_write)?;
-            }
-            Err(e) => return Err(e.into()),
-        }
+        // could be applied: then the write begins again on another (see `fresh`).
+        self.fresh(&mut conn, begin_write)?;
         in_begun_tx(&mut conn, f)
     }
 }

@@ -363,13 +363,15 @@ impl Store {
 
     /// The account's endpoints, oldest first.
     pub fn webhooks(&self, account: Uuid) -> Result<Vec<Webhook>, StoreError> {
-        we::table
-            .filter(we::account_id.eq(account.to_string()))
-            .order((we::created_at, we::id))
-            .load::<EndpointRow>(&mut *self.conn()?)?
-            .into_iter()
-            .map(EndpointRow::into_record)
-            .collect()
+        self.read(|c| {
+            Ok(we::table
+                .filter(we::account_id.eq(account.to_string()))
+                .order((we::created_at, we::id))
+                .load::<EndpointRow>(c)?)
+        })?
+        .into_iter()
+        .map(EndpointRow::into_record)
+        .collect()
     }
 
     /// Deletes the account's endpoint `id` and its deliveries; NotFound when it has none.
@@ -422,12 +424,15 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<Delivery>, StoreError> {
         let mut conn = self.conn()?;
-        let owned = we::table
-            .find(id.to_string())
-            .filter(we::account_id.eq(account.to_string()))
-            .select(we::id)
-            .first::<String>(&mut *conn)
-            .optional()?
+        let owned = self
+            .fresh(&mut conn, |c| {
+                Ok(we::table
+                    .find(id.to_string())
+                    .filter(we::account_id.eq(account.to_string()))
+                    .select(we::id)
+                    .first::<String>(c)
+                    .optional()?)
+            })?
             .ok_or(StoreError::NotFound)?;
         wo::table
             .filter(wo::endpoint_id.eq(owned))

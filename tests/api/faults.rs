@@ -210,3 +210,37 @@ async fn a_database_outage_answers_503_fast_and_recovers() {
     json_body(res, StatusCode::OK).await;
     drop(app);
 }
+
+/// Issue 14: the pool no longer sends `SELECT 1` before handing out each connection. So when
+/// PostgreSQL drops every connection of the server while they sit idle (a restart, a proxy's
+/// idle timeout, `pg_terminate_backend`), the next requests find dead connections: they must
+/// go on through the pool to a live one and answer as usual, not 503 once per dead one.
+#[actix_web::test]
+async fn connections_dropped_while_idle_cost_the_client_nothing() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: PostgreSQL is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let app = spawn_app_with(TestBackend::Postgres, |c| c.db_waits = short_waits()).await;
+    let table = players(&app, &["ann", "bob"]).await;
+    let game = small_game(&app, &table).await;
+    // Several requests at once, so that the pool holds several connections.
+    join_all((0..6).map(|_| view(&app, &table[1], &game))).await;
+
+    let mut admin = pg_connect(&app.db.url).expect("a connection of the test's own");
+    admin
+        .batch_execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .expect("the server's connections are dropped");
+
+    let version = view(&app, &table[1], &game).await["version"].clone();
+    let draw = json!({ "version": version, "action": { "type": "draw" } });
+    let res = post_action(&app, &table[1], &game, &draw).await;
+    json_body(res, StatusCode::OK).await;
+    for _ in 0..3 {
+        let res = app.get("/readyz", None).await;
+        assert_eq!(res.status(), StatusCode::OK, "ready after the drop");
+    }
+}
