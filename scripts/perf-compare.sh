@@ -33,7 +33,8 @@
 #   one 2-row INSERT, COMMIT; one-statement.sql: the same in one CTE), on rows made once by
 #   scripts/pgbench/setup.sql in a database migrated by `racko migrate`. The game state and the
 #   event payload written are the median-sized ones of the first HTTP run (~3 KB, ~150 B).
-#   A CHECKPOINT and pg_stat_statements_reset() before each run, the counts after.
+#   A VACUUM of that database, a CHECKPOINT and pg_stat_statements_reset() before each run
+#   (and before each HTTP window), the counts after.
 #
 # Per run: actions/s; latency p50/p99 (the POSTs; pgbench: each transaction); per action the
 # top-level statements (= round trips, no pipelining here; for pgbench the commands of its
@@ -180,7 +181,14 @@ pg_url() { echo "postgres://postgres@127.0.0.1:$PG_PORT/$1"; }
 # --- measuring a window ----------------------------------------------------------------------
 
 # Starts a window: a checkpoint, the statement counts reset, the WAL position and next xid.
+# First the pgbench database (once made) is vacuumed, so that autovacuum does not clean up
+# after an earlier run inside this window (the WAL counted is the whole cluster's).
+PGB_DB=pgbench_shapes
+PGB_MADE=""
 window_start() {
+    if [[ -n $PGB_MADE ]]; then
+        DB=$PGB_DB q -c "VACUUM ANALYZE"
+    fi
     DB=postgres q -c "CHECKPOINT" -c "SELECT pg_stat_statements_reset()" >/dev/null
     WINDOW=$(DB=postgres q -F' ' \
         -c "SELECT pg_current_wal_lsn(), pg_snapshot_xmax(pg_current_snapshot())")
@@ -315,8 +323,6 @@ http_run() {
 
 # --- pgbench -----------------------------------------------------------------------------------
 
-PGB_DB=pgbench_shapes
-
 pgbench_setup() {
     local clients=0 run
     for run in "${RUNS[@]}"; do
@@ -328,6 +334,7 @@ pgbench_setup() {
     DATABASE_URL=$(pg_url "$PGB_DB") "$SERVER" migrate >"$WORK/migrate.log" 2>&1 ||
         { cat "$WORK/migrate.log" >&2; die "racko migrate failed"; }
     DB=$PGB_DB q -v games="$clients" -v state="$STATE" -f "$SQL_DIR/setup.sql" >/dev/null
+    PGB_MADE=1
     echo "pgbench rows: $clients games; game state ${#STATE} bytes, event payload ${#PAYLOAD} bytes"
 }
 
@@ -449,7 +456,7 @@ echo
 echo "Ratios HTTP actions/s / pgbench tx/s, per round: median (min-max)"
 for run in "${RUNS[@]}"; do
     c=${run%%:*}
-    line="  $c games:"
+    line="  $c games: HTTP"
     for shape in one-statement minimal old; do
         line+=" / $shape $(summary "$WORK/res/ratio-$shape-$c" 3);"
     done
