@@ -10,24 +10,45 @@
 //! Each game has two guest players; every action is decided from the caller's own view
 //! (its legal actions), exactly as a client would, by the sample player of
 //! `racko_sample` (keep each slot to its band of numbers, call Racko when possible).
+//!
+//! Like a real client, a player acts on the view that the answer to its previous action holds
+//! (`ActionResult.view`) and sends no GET while it stays its move. Only when the move passes
+//! to the other seat does that seat read the game once (as the other player's app does when it
+//! is told of the change): about one GET per turn, counted and printed.
+//!
+//! Phases: setup (guests, game, join, a first view of each seat), then the actions (timed),
+//! then, with `--probe-gets N`, N more GETs per game (timed apart, to measure what a GET costs
+//! the database). `--sync DIR` lets a script measure each phase alone: the tool creates
+//! `DIR/setup-done` and waits for `DIR/start-actions` to exist, then after the actions creates
+//! `DIR/actions-done` and waits for `DIR/start-probe` (scripts/perf-compare.sh).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use racko_rules::View;
 use racko_sample as sample;
+use reqwest::Method;
 use serde_json::{json, Value};
 
 struct Args {
     url: String,
     games: usize,
     actions: usize,
+    target: u32,
+    sync: Option<PathBuf>,
+    probe_gets: usize,
 }
+
+const FLAGS: &str = "--url, --games, --actions, --target, --sync, --probe-gets";
 
 fn parse_args() -> Result<Args> {
     let mut args = Args {
         url: "http://127.0.0.1:8080".into(),
         games: 8,
         actions: 200,
+        target: 300,
+        sync: None,
+        probe_gets: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -36,7 +57,12 @@ fn parse_args() -> Result<Args> {
             "--url" => args.url = value,
             "--games" => args.games = value.parse().map_err(|_| "--games: a number")?,
             "--actions" => args.actions = value.parse().map_err(|_| "--actions: a number")?,
-            _ => return Err(format!("unknown flag {flag} (--url, --games, --actions)")),
+            "--target" => args.target = value.parse().map_err(|_| "--target: a number")?,
+            "--sync" => args.sync = Some(value.into()),
+            "--probe-gets" => {
+                args.probe_gets = value.parse().map_err(|_| "--probe-gets: a number")?
+            }
+            _ => return Err(format!("unknown flag {flag} ({FLAGS})")),
         }
     }
     Ok(args)
@@ -91,71 +117,232 @@ impl Client {
     }
 }
 
-/// Plays one game for at most `max_actions` actions; returns each action's latency.
-async fn play(client: &Client, max_actions: usize) -> Result<Vec<Duration>> {
-    use reqwest::Method;
-    let mut tokens = Vec::new();
-    for _ in 0..2 {
-        let guest = client
-            .expect(Method::POST, "/v1/guests", None, Some(json!({})))
-            .await?;
-        tokens.push(guest["token"].as_str().ok_or("no token")?.to_string());
-    }
-    let game = client
-        .expect(
-            Method::POST,
-            "/v1/games",
-            Some(&tokens[0]),
-            Some(json!({"options": {"players": 2, "target": 300}})),
-        )
-        .await?;
-    let id = game["id"].as_str().ok_or("no game id")?.to_string();
-    client
-        .expect(
-            Method::POST,
-            &format!("/v1/games/{id}/join"),
-            Some(&tokens[1]),
-            None,
-        )
-        .await?;
+/// One game being played: its players' tokens and the last view each seat has seen.
+struct Game {
+    id: String,
+    tokens: [String; 2],
+    /// Each seat's last `GameView` (JSON) and whether it is still the game's latest version.
+    views: [Value; 2],
+    fresh: [bool; 2],
+}
 
-    let mut latencies = Vec::with_capacity(max_actions);
-    let mut seat = 0usize;
-    while latencies.len() < max_actions {
-        let view = client
+/// What the action phase of one game did.
+#[derive(Default)]
+struct Played {
+    latencies: Vec<Duration>,
+    gets: usize,
+}
+
+impl Game {
+    /// Two guests, a game created by the first and joined by the second, and each seat's view.
+    async fn setup(client: &Client, target: u32) -> Result<Game> {
+        let mut tokens = Vec::new();
+        for _ in 0..2 {
+            let guest = client
+                .expect(Method::POST, "/v1/guests", None, Some(json!({})))
+                .await?;
+            tokens.push(guest["token"].as_str().ok_or("no token")?.to_string());
+        }
+        let game = client
             .expect(
-                Method::GET,
-                &format!("/v1/games/{id}"),
-                Some(&tokens[seat]),
+                Method::POST,
+                "/v1/games",
+                Some(&tokens[0]),
+                Some(json!({"options": {"players": 2, "target": target}})),
+            )
+            .await?;
+        let id = game["id"].as_str().ok_or("no game id")?.to_string();
+        client
+            .expect(
+                Method::POST,
+                &format!("/v1/games/{id}/join"),
+                Some(&tokens[1]),
                 None,
             )
             .await?;
-        if view["status"] != "active" {
-            break;
-        }
-        let table: View =
-            serde_json::from_value(view["table"].clone()).map_err(|e| e.to_string())?;
-        let Some(action) = sample::choose(&table) else {
-            // Not this seat's move: look from the other seat.
-            seat = 1 - seat;
-            continue;
+        let mut game = Game {
+            id,
+            tokens: [tokens[0].clone(), tokens[1].clone()],
+            views: [Value::Null, Value::Null],
+            fresh: [false, false],
         };
-        let body = json!({"version": view["version"], "action": action});
-        let started = Instant::now();
-        let (status, reply) = client
-            .call(
-                Method::POST,
-                &format!("/v1/games/{id}/actions"),
-                Some(&tokens[seat]),
-                Some(body),
+        for seat in 0..2 {
+            game.read(client, seat).await?;
+        }
+        Ok(game)
+    }
+
+    /// GET the game as `seat` sees it.
+    async fn read(&mut self, client: &Client, seat: usize) -> Result<()> {
+        let view = client
+            .expect(
+                Method::GET,
+                &format!("/v1/games/{}", self.id),
+                Some(&self.tokens[seat]),
+                None,
             )
             .await?;
-        latencies.push(started.elapsed());
-        if status != 200 {
-            return Err(format!("action refused: {status} {reply}"));
+        let version = view["version"].clone();
+        self.views[seat] = view;
+        for other in 0..2 {
+            self.fresh[other] = self.views[other]["version"] == version;
         }
+        Ok(())
     }
-    Ok(latencies)
+
+    /// Plays at most `max_actions` actions (fewer if the game ends).
+    async fn play(&mut self, client: &Client, max_actions: usize) -> Result<Played> {
+        let mut played = Played {
+            latencies: Vec::with_capacity(max_actions),
+            gets: 0,
+        };
+        while played.latencies.len() < max_actions {
+            // The seats expected to act, as the latest view known says.
+            let latest = if self.fresh[0] { 0 } else { 1 };
+            if self.views[latest]["status"] != "active" {
+                break;
+            }
+            let table = table_of(&self.views[latest])?;
+            let mut candidates: Vec<usize> = table.awaiting.iter().map(|&s| s as usize).collect();
+            candidates.retain(|&s| s < 2);
+            if candidates.is_empty() {
+                candidates = vec![0, 1];
+            }
+            let mut chosen = None;
+            for seat in candidates {
+                if !self.fresh[seat] {
+                    // The move came to this seat: its player reads the game once.
+                    self.read(client, seat).await?;
+                    played.gets += 1;
+                }
+                if let Some(action) = sample::choose(&table_of(&self.views[seat])?) {
+                    chosen = Some((seat, action));
+                    break;
+                }
+            }
+            let Some((seat, action)) = chosen else {
+                return Err(format!(
+                    "game {}: no seat has a move (views {} / {})",
+                    self.id, self.views[0], self.views[1]
+                ));
+            };
+            let body = json!({"version": self.views[seat]["version"], "action": action});
+            let started = Instant::now();
+            let (status, reply) = client
+                .call(
+                    Method::POST,
+                    &format!("/v1/games/{}/actions", self.id),
+                    Some(&self.tokens[seat]),
+                    Some(body),
+                )
+                .await?;
+            played.latencies.push(started.elapsed());
+            if status != 200 {
+                return Err(format!("action refused: {status} {reply}"));
+            }
+            let Value::Object(mut reply) = reply else {
+                return Err(format!("action answer is not an object: {reply}"));
+            };
+            self.views[seat] = reply.remove("view").ok_or("action answer has no view")?;
+            self.fresh = [false, false];
+            self.fresh[seat] = true;
+        }
+        Ok(played)
+    }
+
+    /// `n` GETs of the game, from each seat in turn.
+    async fn probe(&mut self, client: &Client, n: usize) -> Result<()> {
+        for i in 0..n {
+            self.read(client, i % 2).await?;
+        }
+        Ok(())
+    }
+}
+
+fn table_of(view: &Value) -> Result<View> {
+    serde_json::from_value(view["table"].clone()).map_err(|e| format!("table: {e}"))
+}
+
+/// With `--sync DIR`: create `DIR/done`, then wait until `DIR/next` exists.
+async fn handshake(sync: &Option<PathBuf>, done: &str, next: &str) -> Result<()> {
+    let Some(dir) = sync else {
+        return Ok(());
+    };
+    std::fs::write(dir.join(done), b"").map_err(|e| format!("{}: {e}", dir.display()))?;
+    while !dir.join(next).exists() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(())
+}
+
+async fn run(args: Args) -> Result<()> {
+    let client = Client {
+        http: reqwest::Client::new(),
+        url: args.url.trim_end_matches('/').to_string(),
+    };
+    let mut games = Vec::new();
+    for game in
+        futures_util::future::join_all((0..args.games).map(|_| Game::setup(&client, args.target)))
+            .await
+    {
+        games.push(game.map_err(|e| format!("a game's setup failed: {e}"))?);
+    }
+    handshake(&args.sync, "setup-done", "start-actions").await?;
+
+    let started = Instant::now();
+    let runs = futures_util::future::join_all(
+        games
+            .iter_mut()
+            .map(|game| game.play(&client, args.actions)),
+    )
+    .await;
+    let elapsed = started.elapsed();
+    let mut latencies = Vec::new();
+    let mut gets = 0;
+    for run in runs {
+        let played = run.map_err(|e| format!("a game failed: {e}"))?;
+        latencies.extend(played.latencies);
+        gets += played.gets;
+    }
+    latencies.sort();
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 - 1.0) * p) as usize)
+            .copied()
+            .unwrap_or_default()
+    };
+    let actions = latencies.len();
+    println!(
+        "{actions} actions in {} games in {:.2}s: {:.0} actions/s (POST latency p50 {:.1} ms, p99 {:.1} ms; {gets} GETs, {:.2} per action, when the move passed to the other seat)",
+        args.games,
+        elapsed.as_secs_f64(),
+        actions as f64 / elapsed.as_secs_f64(),
+        pct(0.5).as_secs_f64() * 1000.0,
+        pct(0.99).as_secs_f64() * 1000.0,
+        gets as f64 / actions.max(1) as f64,
+    );
+
+    if args.probe_gets > 0 {
+        handshake(&args.sync, "actions-done", "start-probe").await?;
+        let started = Instant::now();
+        let probes = futures_util::future::join_all(
+            games
+                .iter_mut()
+                .map(|game| game.probe(&client, args.probe_gets)),
+        )
+        .await;
+        for probe in probes {
+            probe.map_err(|e| format!("a GET probe failed: {e}"))?;
+        }
+        let elapsed = started.elapsed();
+        let n = args.probe_gets * games.len();
+        println!(
+            "probe: {n} GETs in {:.2}s: {:.0} GETs/s",
+            elapsed.as_secs_f64(),
+            n as f64 / elapsed.as_secs_f64()
+        );
+    }
+    Ok(())
 }
 
 #[tokio::main]
@@ -167,38 +354,8 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let client = Client {
-        http: reqwest::Client::new(),
-        url: args.url.trim_end_matches('/').to_string(),
-    };
-    let started = Instant::now();
-    let runs =
-        futures_util::future::join_all((0..args.games).map(|_| play(&client, args.actions))).await;
-    let elapsed = started.elapsed();
-    let mut latencies = Vec::new();
-    for run in runs {
-        match run {
-            Ok(l) => latencies.extend(l),
-            Err(e) => {
-                eprintln!("a game failed: {e}");
-                std::process::exit(1);
-            }
-        }
+    if let Err(e) = run(args).await {
+        eprintln!("{e}");
+        std::process::exit(1);
     }
-    latencies.sort();
-    let pct = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 - 1.0) * p) as usize)
-            .copied()
-            .unwrap_or_default()
-    };
-    println!(
-        "{} actions in {} games in {:.2}s: {:.0} actions/s (POST latency p50 {:.1} ms, p99 {:.1} ms; each action also costs 1-2 GETs)",
-        latencies.len(),
-        args.games,
-        elapsed.as_secs_f64(),
-        latencies.len() as f64 / elapsed.as_secs_f64(),
-        pct(0.5).as_secs_f64() * 1000.0,
-        pct(0.99).as_secs_f64() * 1000.0,
-    );
 }
