@@ -194,12 +194,15 @@ window_start() {
         -c "SELECT pg_current_wal_lsn(), pg_snapshot_xmax(pg_current_snapshot())")
 }
 # Ends it for database $1: prints "WAL_BYTES XACTS TOPLEVEL NESTED" since window_start, and
-# keeps the statements counted in $WORK/statements/$2.txt (calls, top-level or not, query).
+# keeps the statements counted in $WORK/statements/$2.txt (calls, total and mean execution
+# time in ms, top-level or not, query).
 window_end() {
     local lsn xid
     read -r lsn xid <<<"$WINDOW"
     DB=postgres q -F' | ' -c "
-        SELECT calls, CASE WHEN toplevel THEN 'top' ELSE 'nested' END,
+        SELECT calls, round(total_exec_time::numeric, 1) AS total_ms,
+               round((total_exec_time / calls)::numeric, 3) AS mean_ms,
+               CASE WHEN toplevel THEN 'top' ELSE 'nested' END,
                regexp_replace(query, '\s+', ' ', 'g')
         FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$1')

@@ -33,15 +33,19 @@ WITH g AS (
     DELETE FROM game_seats s USING g
      WHERE s.game_id = g.id AND NOT (s.seat = ANY($14::smallint[]))
 ), changed_seats AS (
-    INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded)
-    SELECT g.id, s.seat, s.account_id, s.username, s.awaiting, s.deadline, s.reminded
+    UPDATE game_seats s
+       SET account_id = x.account_id, username = x.username, awaiting = x.awaiting,
+           deadline = x.deadline, reminded = x.reminded
       FROM g, unnest($15::smallint[], $16::text[], $17::text[], $18::bool[],
                      $19::timestamp[], $20::bool[])
-                AS s(seat, account_id, username, awaiting, deadline, reminded)
-        ON CONFLICT (game_id, seat) DO UPDATE
-       SET account_id = EXCLUDED.account_id, username = EXCLUDED.username,
-           awaiting = EXCLUDED.awaiting, deadline = EXCLUDED.deadline,
-           reminded = EXCLUDED.reminded
+                AS x(seat, account_id, username, awaiting, deadline, reminded)
+     WHERE s.game_id = g.id AND s.seat = x.seat
+), new_seats AS (
+    INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded)
+    SELECT g.id, x.seat, x.account_id, x.username, x.awaiting, x.deadline, x.reminded
+      FROM g, unnest($30::smallint[], $31::text[], $32::text[], $33::bool[],
+                     $34::timestamp[], $35::bool[])
+                AS x(seat, account_id, username, awaiting, deadline, reminded)
 ), heads AS (
     INSERT INTO account_feed_heads (account_id, last_seq)
     SELECT f.account_id, count(*)
@@ -147,13 +151,14 @@ pub(super) fn write_change(
         .map(|(seq, event)| EventRow::new(current.id, seq, event, at))
         .collect::<Result<Vec<_>, _>>()?;
     let kept: Vec<i16> = change.seats.iter().map(|s| i16::from(s.seat)).collect();
-    // Only the seats that differ from what is stored are written.
-    let seats: Vec<SeatRow> = change
+    // Only the seats that differ from what is stored are written: in place where the seat
+    // exists, else as a new row.
+    let (seats, new_seats): (Vec<SeatRow>, Vec<SeatRow>) = change
         .seats
         .iter()
         .filter(|s| !current.seats.contains(s))
         .map(|s| SeatRow::new(current.id, s))
-        .collect();
+        .partition(|row| current.seats.iter().any(|s| i16::from(s.seat) == row.seat));
     let feed_payloads = change
         .feed
         .iter()
@@ -241,7 +246,25 @@ pub(super) fn write_change(
                     .collect::<Vec<_>>(),
             )
             .bind::<Array<Integer>, _>(keys.iter().map(|k| k.status).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(keys.iter().map(|k| k.body.as_str()).collect::<Vec<_>>()),
+            .bind::<Array<Text>, _>(keys.iter().map(|k| k.body.as_str()).collect::<Vec<_>>())
+            .bind::<Array<SmallInt>, _>(new_seats.iter().map(|s| s.seat).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(
+                new_seats
+                    .iter()
+                    .map(|s| s.account_id.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Text>, _>(
+                new_seats
+                    .iter()
+                    .map(|s| s.username.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Bool>, _>(new_seats.iter().map(|s| s.awaiting).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                new_seats.iter().map(|s| s.deadline).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Bool>, _>(new_seats.iter().map(|s| s.reminded).collect::<Vec<_>>()),
     )
     .load(pg)?;
 

@@ -56,32 +56,62 @@ async fn play_sample(app: &TestApp, who: &Player, id: &str) -> Value {
     json_body(post_action(app, who, id, &body).await, StatusCode::OK).await
 }
 
-/// Posts `path` with `body` plus the game's current version; the server may move between the
-/// read and the post (computer seats), so a stale version is read again.
-async fn post_current(
-    app: &TestApp,
-    who: &Player,
-    id: &str,
-    path: &str,
+/// What a POST answered, read at once (so that a stale one can be told apart and retried).
+struct Posted {
+    status: StatusCode,
+    content_type: String,
     body: Value,
-) -> reqwest::Response {
+}
+
+/// The answer, which must be `status`.
+fn answered(posted: Posted, status: StatusCode) -> Value {
+    assert_eq!(posted.status, status, "status; body: {}", posted.body);
+    posted.body
+}
+
+/// A problem answer with `status` and `code`.
+fn refused(posted: Posted, status: StatusCode, code: &str) {
+    assert_eq!(
+        posted.content_type, "application/problem+json",
+        "{}",
+        posted.body
+    );
+    assert_eq!(
+        posted.body["code"], code,
+        "problem code; body: {}",
+        posted.body
+    );
+    assert_eq!(posted.status, status, "status; body: {}", posted.body);
+}
+
+/// Posts `body` at the game's current version, again while the answer is `stale_version`:
+/// the server's own moves (computer and resigned seats) may come between the read of the
+/// version and the post.
+async fn post_current(app: &TestApp, who: &Player, id: &str, path: &str, body: Value) -> Posted {
     for _ in 0..20 {
         let mut body = body.clone();
         body["version"] = view(app, who, id).await["version"].clone();
         let res = app.post_json(path, who.token(), &body).await;
-        if res.status() != StatusCode::CONFLICT {
-            return res;
-        }
-        let problem: Value = res.json().await.expect("a problem");
-        if problem["code"] != "stale_version" {
-            // Rebuild an answer with the problem for the caller's assertion.
-            return app.post_json(path, who.token(), &body).await;
+        let status = res.status();
+        let content_type = res
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body: Value = res.json().await.expect("a JSON answer");
+        if status != StatusCode::CONFLICT || body["code"] != "stale_version" {
+            return Posted {
+                status,
+                content_type,
+                body,
+            };
         }
     }
     panic!("the game never stood still");
 }
 
-async fn resign(app: &TestApp, who: &Player, id: &str) -> reqwest::Response {
+async fn resign(app: &TestApp, who: &Player, id: &str) -> Posted {
     let path = format!("/v1/games/{id}/resign");
     post_current(app, who, id, &path, json!({})).await
 }
@@ -252,7 +282,7 @@ async fn r10_3_resigning_ends_a_two_player_game(app: TestApp) {
         "a retry gets the first answer"
     );
     let res = resign(&app, &table[1], &id).await;
-    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "game_over").await;
+    refused(res, StatusCode::UNPROCESSABLE_ENTITY, "game_over");
     let verify = verified(&app, &table[2], &id).await;
     assert_eq!(verify["report"]["winners"], json!([1]));
 }
@@ -267,15 +297,15 @@ async fn r10_3_a_resigned_seat_of_four_is_played_to_the_end_and_cannot_win(app: 
     let id = created["id"].as_str().expect("id").to_string();
     join(&app, &table[1], &id).await;
     // bob (seat 1) resigns at once: the game goes on, his seat is played by the server.
-    let resigned = json_body(resign(&app, &table[1], &id).await, StatusCode::OK).await;
+    let resigned = answered(resign(&app, &table[1], &id).await, StatusCode::OK);
     assert_eq!(resigned["view"]["status"], "active");
     assert_eq!(resigned["view"]["table"]["resigned"], json!([1]));
     let res = resign(&app, &table[1], &id).await;
-    assert_problem(res, StatusCode::CONFLICT, "seat_resigned").await;
+    refused(res, StatusCode::CONFLICT, "seat_resigned");
     let actions = format!("/v1/games/{id}/actions");
     let body = json!({ "action": { "type": "draw" } });
     let res = post_current(&app, &table[1], &id, &actions, body).await;
-    assert_problem(res, StatusCode::CONFLICT, "seat_resigned").await;
+    refused(res, StatusCode::CONFLICT, "seat_resigned");
 
     // ann plays to the end; everyone else is the server's.
     for _ in 0..3000 {
@@ -321,7 +351,7 @@ async fn r10_3_resigning_in_partner_loses_for_the_team(app: TestApp) {
     });
     let created = create(&app, &table[0], &body).await;
     let id = created["id"].as_str().expect("id").to_string();
-    let resigned = json_body(resign(&app, &table[0], &id).await, StatusCode::OK).await;
+    let resigned = answered(resign(&app, &table[0], &id).await, StatusCode::OK);
     assert_eq!(resigned["view"]["status"], "finished");
     assert_eq!(resigned["view"]["table"]["winners"], json!([1, 3]));
 }
@@ -386,8 +416,7 @@ async fn r10_4_a_reminder_comes_once_per_deadline_and_nothing_new_shows_a_card(a
         timed_out["event"],
         json!({ "type": "turn_timed_out", "seat": 1 })
     );
-    let resign = resign(&app, &table[0], &id).await;
-    json_body(resign, StatusCode::OK).await;
+    answered(resign(&app, &table[0], &id).await, StatusCode::OK);
     let events = log(&app, &table[2], &id).await;
     let resigned = events
         .iter()
