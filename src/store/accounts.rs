@@ -71,6 +71,7 @@ impl Store {
                 accounts::token_generation.eq(accounts::token_generation + 1),
             ))
             .execute(conn)?;
+            super::wake::announce_account_change(conn, id)?;
             if changed == 0 {
                 let exists = accounts::table
                     .find(id.to_string())
@@ -86,16 +87,19 @@ impl Store {
                 .find(id.to_string())
                 .first::<AccountRow>(conn)?)
         })?;
+        self.signed_in.forget(id);
         row.into_record()
     }
 
     pub(super) fn revoke_tokens_impl(&self, id: Uuid) -> Result<(), StoreError> {
         let changed = self.write(|conn| {
+            super::wake::announce_account_change(conn, id)?;
             diesel::update(accounts::table.find(id.to_string()))
                 .set(accounts::token_generation.eq(accounts::token_generation + 1))
                 .execute(conn)
                 .map_err(StoreError::from)
         })?;
+        self.signed_in.forget(id);
         if changed == 0 {
             return Err(StoreError::NotFound);
         }
@@ -113,7 +117,9 @@ impl Store {
                 ))
                 .execute(conn)
                 .map_err(StoreError::from)
+                .and_then(|n| super::wake::announce_account_change(conn, id).map(|()| n))
         })?;
+        self.signed_in.forget(id);
         if changed == 0 {
             return Err(StoreError::NotFound);
         }

@@ -18,6 +18,7 @@ mod migrate;
 mod pg_write;
 mod rows;
 mod schema;
+mod signed_in;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -74,6 +75,8 @@ pub struct Store {
     reminder_lead: Duration,
     /// Statements the pool's connections sent (PostgreSQL only).
     statements: Arc<AtomicU64>,
+    /// Accounts as token checks read them, for a few seconds (PostgreSQL only).
+    signed_in: Arc<signed_in::SignedIn>,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -127,6 +130,7 @@ impl Store {
             clock_offset: Arc::new(AtomicI64::new(0)),
             reminder_lead: DEFAULT_REMINDER_LEAD,
             statements,
+            signed_in: Arc::default(),
         })
     }
 
@@ -181,6 +185,24 @@ impl Store {
 
     pub fn account(&self, id: Uuid) -> Result<Option<Account>, StoreError> {
         self.account_where(Some(id), None)
+    }
+
+    /// The account as a token check needs it, if this process read it within the last few
+    /// seconds and it has not changed since (see `signed_in`); None: ask
+    /// [`Store::account_for_token`]. Never waits.
+    pub fn recent_account(&self, id: Uuid) -> Option<Account> {
+        self.signed_in.get(id)
+    }
+
+    /// As [`Store::account`], for a token check: kept for [`Store::recent_account`] on
+    /// PostgreSQL.
+    pub fn account_for_token(&self, id: Uuid) -> Result<Option<Account>, StoreError> {
+        let ticket = self.signed_in.ticket();
+        let account = self.account(id)?;
+        if let (Some(account), Target::Pg(_)) = (&account, &self.target) {
+            self.signed_in.put(ticket, account.clone());
+        }
+        Ok(account)
     }
 
     /// Case-insensitive.
@@ -486,6 +508,7 @@ impl Store {
             Target::Pg(url) => Some(Relay {
                 url: url.clone(),
                 hub: Arc::downgrade(&self.hub),
+                signed_in: Arc::downgrade(&self.signed_in),
             }),
             Target::Sqlite(..) => None,
         }

@@ -10,6 +10,7 @@ use diesel::prelude::*;
 use diesel::sql_types::Text;
 
 use super::conn::AnyConnection;
+use super::signed_in::SignedIn;
 use super::StoreError;
 use crate::notify::{Hub, Wake};
 
@@ -32,10 +33,26 @@ pub(super) fn announce(conn: &mut AnyConnection, wakes: &[Wake]) -> Result<(), S
     Ok(())
 }
 
+/// Tells every process, at commit of the caller's transaction, that account `id` changed in a
+/// way a token check reads (PostgreSQL; nothing on SQLite). See `signed_in`.
+pub(super) fn announce_account_change(
+    conn: &mut AnyConnection,
+    id: uuid::Uuid,
+) -> Result<(), StoreError> {
+    if let AnyConnection::Pg(pg) = conn {
+        diesel::sql_query("SELECT pg_notify('racko', $1)")
+            .bind::<Text, _>(super::signed_in::payload(id))
+            .execute(pg)?;
+    }
+    Ok(())
+}
+
 /// Relays other processes' wake-ups to this process's hub; see [`Relay::run`].
 pub struct Relay {
     pub(super) url: String,
     pub(super) hub: Weak<Hub>,
+    /// Accounts kept for token checks: a change to one, heard here, forgets it.
+    pub(super) signed_in: Weak<SignedIn>,
 }
 
 impl Relay {
@@ -65,14 +82,23 @@ impl Relay {
             Some(hub) => hub.wake_all(),
             None => return Ok(()),
         }
+        // Changes to accounts may have been missed too.
+        if let Some(signed_in) = self.signed_in.upgrade() {
+            signed_in.forget_all();
+        }
         let mut pinged = Instant::now();
         loop {
             let Some(hub) = self.hub.upgrade() else {
                 return Ok(());
             };
             for heard in conn.notifications_iter() {
-                if let Some(wake) = Wake::parse(&heard?.payload) {
+                let payload = heard?.payload;
+                if let Some(wake) = Wake::parse(&payload) {
                     hub.wake(wake);
+                } else if let Some(account) = super::signed_in::parse(&payload) {
+                    if let Some(signed_in) = self.signed_in.upgrade() {
+                        signed_in.forget(account);
+                    }
                 }
             }
             drop(hub);
