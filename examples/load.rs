@@ -130,8 +130,16 @@ struct Game {
 #[derive(Default)]
 struct Played {
     latencies: Vec<Duration>,
+    /// The POST latencies of the game's first 200 actions, and of those made after its log
+    /// passed 2,000 events: whether an action's cost grows with the game (issue 14).
+    early: Vec<Duration>,
+    late: Vec<Duration>,
     gets: usize,
 }
+
+/// Actions counted as the start of a game; the log length from which an action is late.
+const EARLY_ACTIONS: usize = 200;
+const LATE_EVENTS: i64 = 2_000;
 
 impl Game {
     /// Two guests, a game created by the first and joined by the second, and each seat's view.
@@ -194,7 +202,7 @@ impl Game {
     async fn play(&mut self, client: &Client, max_actions: usize) -> Result<Played> {
         let mut played = Played {
             latencies: Vec::with_capacity(max_actions),
-            gets: 0,
+            ..Played::default()
         };
         while played.latencies.len() < max_actions {
             // The seats expected to act, as the latest view known says.
@@ -236,7 +244,19 @@ impl Game {
                     Some(body),
                 )
                 .await?;
-            played.latencies.push(started.elapsed());
+            let took = started.elapsed();
+            played.latencies.push(took);
+            // The log's length so far: the seq of the last event this action added.
+            let logged = reply["events"]
+                .as_array()
+                .and_then(|events| events.last())
+                .and_then(|event| event["seq"].as_i64())
+                .unwrap_or(0);
+            if played.latencies.len() <= EARLY_ACTIONS {
+                played.early.push(took);
+            } else if logged >= LATE_EVENTS {
+                played.late.push(took);
+            }
             if status != 200 {
                 return Err(format!("action refused: {status} {reply}"));
             }
@@ -298,10 +318,13 @@ async fn run(args: Args) -> Result<()> {
     .await;
     let elapsed = started.elapsed();
     let mut latencies = Vec::new();
+    let (mut early, mut late) = (Vec::new(), Vec::new());
     let mut gets = 0;
     for run in runs {
         let played = run.map_err(|e| format!("a game failed: {e}"))?;
         latencies.extend(played.latencies);
+        early.extend(played.early);
+        late.extend(played.late);
         gets += played.gets;
     }
     latencies.sort();
@@ -321,6 +344,16 @@ async fn run(args: Args) -> Result<()> {
         pct(0.99).as_secs_f64() * 1000.0,
         gets as f64 / actions.max(1) as f64,
     );
+
+    if !late.is_empty() {
+        let (early, late) = (median(&mut early), median(&mut late));
+        println!(
+            "cost over a game: POST p50 {:.2} ms in the first {EARLY_ACTIONS} actions, {:.2} ms once the log held {LATE_EVENTS} events: {:.2}x",
+            early.as_secs_f64() * 1000.0,
+            late.as_secs_f64() * 1000.0,
+            late.as_secs_f64() / early.as_secs_f64().max(f64::MIN_POSITIVE),
+        );
+    }
 
     if args.probe_gets > 0 {
         handshake(&args.sync, "actions-done", "start-probe").await?;
@@ -358,4 +391,9 @@ async fn main() {
         eprintln!("{e}");
         std::process::exit(1);
     }
+}
+
+fn median(values: &mut [Duration]) -> Duration {
+    values.sort();
+    values.get(values.len() / 2).copied().unwrap_or_default()
 }

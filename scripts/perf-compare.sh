@@ -319,6 +319,8 @@ http_run() {
     record get_top "$key" "$(per "$ptop" "$probe_n")"
     record get_wal "$key" "$(per "$pwal" "$probe_n")"
     echo "  HTTP, $games games: $line"
+    # A game long enough to pass 2,000 events: its action cost then against at the start.
+    grep -E '^cost over a game' "$WORK/load.out" | sed 's/^/    /' || true
     echo "    action phase: $top top-level + $nested nested statements, $xacts writing" \
         "transactions, $wal WAL bytes; GET probe: $probe_n GETs, $ptop top-level + $pnested" \
         "nested statements, $pxacts writing transactions, $pwal WAL bytes"
