@@ -13,6 +13,20 @@ use crate::common::db::{enabled, TestBackend, TestDb};
 use crate::common::process::ServeProcess;
 use crate::sse::Stream;
 
+/// Two `racko serve` processes on `db`, started off the async workers (each waits to be
+/// ready).
+async fn two_servers(db: &TestDb) -> (ServeProcess, ServeProcess) {
+    let url = db.url.clone();
+    tokio::task::spawn_blocking(move || {
+        (
+            ServeProcess::start(&url, &[]),
+            ServeProcess::start(&url, &[]),
+        )
+    })
+    .await
+    .expect("both servers start")
+}
+
 /// Calls `base` + `path` and expects `expected`; the answer's JSON.
 async fn call(
     client: &Client,
@@ -105,15 +119,7 @@ async fn two_serve_processes_on_one_postgres_wake_each_other() {
         return;
     }
     let db = TestDb::new(TestBackend::Postgres);
-    let url = db.url.clone();
-    let (a, b) = tokio::task::spawn_blocking(move || {
-        (
-            ServeProcess::start(&url, &[]),
-            ServeProcess::start(&url, &[]),
-        )
-    })
-    .await
-    .expect("both servers start");
+    let (a, b) = two_servers(&db).await;
     let client = Client::new();
     let tokens = [
         register(&client, &a.url, "ann").await,
@@ -199,15 +205,7 @@ async fn signing_out_on_one_process_stops_the_token_on_the_other() {
         return;
     }
     let db = TestDb::new(TestBackend::Postgres);
-    let url = db.url.clone();
-    let (a, b) = tokio::task::spawn_blocking(move || {
-        (
-            ServeProcess::start(&url, &[]),
-            ServeProcess::start(&url, &[]),
-        )
-    })
-    .await
-    .expect("both servers start");
+    let (a, b) = two_servers(&db).await;
     let client = Client::new();
     let token = register(&client, &a.url, "ann").await;
     // b has the account in its cache now.
