@@ -359,15 +359,32 @@ impl Store {
         skip_locked: bool,
         decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<(GameRecord, T), UpdateError<E>> {
-        if matches!(self.target, Target::Pg(_)) && !skip_locked {
-            match self.update_game_in_one_statement(id, &decide) {
-                // Another writer came between the read and the write: queue behind the
-                // game's row lock like the transactional form, and decide on what is there.
-                Err(UpdateError::Store(StoreError::StaleVersion { .. })) => {}
-                done => return done,
-            }
+        let in_one_statement = match self.target {
+            Target::Pg(_) if !skip_locked => self.update_game_in_one_statement(id, &decide)?,
+            _ => None,
+        };
+        // None: SQLite, the sweeper, or another writer came between the read and the write.
+        // Then queue behind the game's lock and decide on what is there.
+        let (written, answer, wakes) = match in_one_statement {
+            Some(done) => done,
+            None => self.update_game_in_transaction(id, skip_locked, &decide)?,
+        };
+        for wake in wakes {
+            self.hub.wake(wake);
         }
-        let (written, answer, wakes) = self.write(|conn| {
+        self.wake_sweeper_if_due(&written);
+        Ok((written, answer))
+    }
+
+    /// The locking form of [`Store::update_game`]: one transaction that holds the game's row
+    /// (PostgreSQL) or the file's write lock (SQLite). Returns the wake-ups to send.
+    fn update_game_in_transaction<T, E>(
+        &self,
+        id: Uuid,
+        skip_locked: bool,
+        decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<Updated<T>, UpdateError<E>> {
+        self.write(|conn| {
             games::lock_game(conn, id, skip_locked)?;
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
@@ -377,25 +394,20 @@ impl Store {
             wakes.push(game_wake(&written));
             wake::announce(conn, &wakes)?;
             Ok::<_, UpdateError<E>>((written, answer, wakes))
-        })?;
-        for wake in wakes {
-            self.hub.wake(wake);
-        }
-        self.wake_sweeper_if_due(&written);
-        Ok((written, answer))
+        })
     }
 
     /// PostgreSQL's form of [`Store::update_game`] (issue 14): the game and its seats are read
     /// in one query, with no transaction and no lock, and the change is written in one
     /// statement whose compare-and-set on the version makes it apply only to the game as
     /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.
-    /// Another writer between the two: `StaleVersion`, and nothing written (the caller then
-    /// takes the locking path, where writers queue).
+    /// Another writer between the two: `None`, and nothing written (the caller then takes
+    /// the locking path, where writers queue). The connection goes back to the pool first.
     fn update_game_in_one_statement<T, E>(
         &self,
         id: Uuid,
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
-    ) -> Result<(GameRecord, T), UpdateError<E>> {
+    ) -> Result<Option<Updated<T>>, UpdateError<E>> {
         let mut conn = self.conn()?;
         let current = self
             .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
@@ -404,26 +416,13 @@ impl Store {
         let AnyConnection::Pg(pg) = &mut *conn else {
             return Err(StoreError::Internal("not a PostgreSQL connection".into()).into());
         };
-        let written = pg_write::write_change(pg, &current, &change);
-        if let Err(StoreError::Unavailable(_)) = &written {
-            conn::mark_broken(&mut conn);
-        }
-        let Some((written, mut wakes)) = written? else {
-            let current = games::read_game(&mut conn, Some(id), None)?;
-            return Err(match current {
-                Some(game) => StoreError::StaleVersion {
-                    current: game.version,
-                },
-                None => StoreError::NotFound,
-            }
-            .into());
-        };
-        wakes.push(game_wake(&written));
-        for wake in wakes {
-            self.hub.wake(wake);
-        }
-        self.wake_sweeper_if_due(&written);
-        Ok((written, answer))
+        // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
+        Ok(
+            pg_write::write_change(pg, &current, &change)?.map(|(written, mut wakes)| {
+                wakes.push(game_wake(&written));
+                (written, answer, wakes)
+            }),
+        )
     }
 
     /// Runs `read` on a pooled connection, once more on a new one when that one was lost
@@ -599,6 +598,9 @@ impl Store {
         in_begun_tx(&mut conn, f)
     }
 }
+
+/// A game as `update_game` wrote it, the decision's answer, and the wake-ups to send.
+type Updated<T> = (GameRecord, T, Vec<Wake>);
 
 /// A connection whose database went away (`Unavailable`) is marked broken, so that the pool
 /// drops it when it comes back instead of handing it out again.
