@@ -11,6 +11,7 @@ mod end;
 mod legal;
 mod outlast;
 mod project;
+mod stored;
 mod turn;
 
 #[cfg(test)]
@@ -74,7 +75,8 @@ struct BlitzDeal {
 const FULL_RACK: u16 = (1 << 12) - 1;
 
 /// A whole game. It serializes (serde) completely, hidden cards and seeds included: the server
-/// stores it as the current state. Never send it to a client; send `view()` instead.
+/// stores it as the current state, its cards as numbers (`stored`). Never send it to a client;
+/// send `view()` instead.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Game {
     options: Options,
@@ -92,12 +94,16 @@ pub struct Game {
     /// A stacked deck waiting for the dealer's choice (R7.3).
     pending_stack: Option<StackedDeck>,
     /// `racks[s]` is seat s's rack.
+    #[serde(with = "stored::racks")]
     racks: Vec<Rack>,
     /// The face-down stock, bottom first: the top card is the last (so drawing is a pop).
+    #[serde(with = "stored::cards")]
     stock: Vec<Card>,
     /// The discard pile, bottom first: the top card is the last.
+    #[serde(with = "stored::cards")]
     discard: Vec<Card>,
     /// The card the player on turn has drawn and not yet placed, discarded or carried out.
+    #[serde(with = "stored::card")]
     drawn: Option<Card>,
     blitz: Option<BlitzDeal>,
     /// Scores of every ended round, by seat.
@@ -105,6 +111,7 @@ pub struct Game {
     /// Totals by seat (R6.1).
     totals: Vec<u32>,
     /// The last ended round, public (R8.2).
+    #[serde(with = "stored::last_round")]
     last_round: Option<RoundResult>,
     /// R10.3: the seats that resigned, ascending. (Games stored before R10 have none.)
     #[serde(default)]

@@ -127,6 +127,16 @@ fn check_step(game: &Game, space: &[Action], dice: &mut Dice) {
 
 /// Plays a whole game (or `max_steps`), returning it and its full log.
 pub(super) fn play_out(options: Options, dice: &mut Dice, thorough: bool) -> (Game, Vec<Event>) {
+    play_out_seeing(options, dice, thorough, |_| {})
+}
+
+/// [`play_out`], showing `see` the game after every step.
+fn play_out_seeing(
+    options: Options,
+    dice: &mut Dice,
+    thorough: bool,
+    mut see: impl FnMut(&Game),
+) -> (Game, Vec<Event>) {
     let space = action_space(options.players);
     let mut game = Game::new(options).expect("valid options");
     let mut log = Vec::new();
@@ -159,6 +169,7 @@ pub(super) fn play_out(options: Options, dice: &mut Dice, thorough: bool) -> (Ga
             }
         };
         log.extend(game.apply_mut(seat, &action).expect("a legal action"));
+        see(&game);
     }
     (game, log)
 }
@@ -306,4 +317,91 @@ fn throughput() {
     }
     let rate = steps as f64 / started.elapsed().as_secs_f64();
     eprintln!("{rate:.0} actions per second");
+}
+
+/// The API's tagged form of a stored card code, written here from R1.3's card kinds rather
+/// than by the code under test.
+fn tagged(code: &serde_json::Value) -> serde_json::Value {
+    let code = code.as_i64().expect("a stored card is a number");
+    let card = match code {
+        -1 => Card::Joker,
+        -2 => Card::CardSwap,
+        -3 => Card::Skip,
+        -4 => Card::RackSwap,
+        n => Card::Number {
+            value: u16::try_from(n).expect("a number card"),
+        },
+    };
+    serde_json::to_value(card).expect("a card serializes")
+}
+
+/// The stored JSON of a game with every card back in the tagged form (how games were stored
+/// before cards became numbers).
+fn as_tagged(stored: &serde_json::Value) -> serde_json::Value {
+    let mut old = stored.clone();
+    let fields = old.as_object_mut().expect("an object");
+    let each = |v: &mut serde_json::Value| *v = tagged(v);
+    for pile in ["stock", "discard"] {
+        fields[pile]
+            .as_array_mut()
+            .expect("a pile")
+            .iter_mut()
+            .for_each(each);
+    }
+    if !fields["drawn"].is_null() {
+        each(&mut fields["drawn"]);
+    }
+    let each_rack = |by_seat: &mut serde_json::Value| {
+        for rack in by_seat.as_array_mut().expect("racks") {
+            rack.as_array_mut()
+                .expect("a rack")
+                .iter_mut()
+                .for_each(each);
+        }
+    };
+    each_rack(&mut fields["racks"]);
+    if let Some(last) = fields.get_mut("last_round").and_then(|l| l.as_object_mut()) {
+        each_rack(&mut last["racks"]);
+    }
+    old
+}
+
+#[test]
+fn the_stored_state_writes_cards_as_numbers_and_reads_both_forms() {
+    let mut dice = Dice(0x5eed_cafe);
+    let mut checked = 0;
+    for options in variants() {
+        play_out_seeing(options, &mut dice, false, |game| {
+            checked += 1;
+            if checked % 7 != 0 {
+                return;
+            }
+            let stored = serde_json::to_string(game).expect("serializes");
+            let back: Game = serde_json::from_str(&stored).expect("loads");
+            assert_eq!(&back, game);
+            let value: serde_json::Value = serde_json::from_str(&stored).expect("JSON");
+            let old = serde_json::to_string(&as_tagged(&value)).expect("JSON");
+            assert!(
+                stored.len() * 2 < old.len(),
+                "{} vs {}",
+                stored.len(),
+                old.len()
+            );
+            let loaded: Game = serde_json::from_str(&old).expect("the tagged form loads");
+            assert_eq!(&loaded, game);
+        });
+    }
+    assert!(checked > 1000, "{checked} states");
+    // Codes no card has are refused, not read as something else.
+    let stored = serde_json::to_value(play_out(variants()[0].clone(), &mut dice, false).0)
+        .expect("serializes");
+    for bad in [
+        serde_json::json!(-5),
+        serde_json::json!(70_000),
+        serde_json::json!("7"),
+    ] {
+        let mut broken = stored.clone();
+        broken["racks"][0][0] = bad.clone();
+        assert!(serde_json::from_value::<Game>(broken).is_err(), "{bad}");
+    }
 }
