@@ -112,8 +112,9 @@ fn decode_deadline_key(text: &str) -> Result<(bool, Option<NaiveDateTime>, Strin
 }
 
 /// The games where `player` is awaited, the nearest deadline first and those without one last
-/// (R10.1: the inbox by urgency). Read from the player's awaited seats (the index on account
-/// and awaiting), which are as many as the games waiting for him, then sorted here.
+/// (R10.1: the inbox by urgency). Read from the player's seats (the index on the account:
+/// `awaiting` is left out of it so that a passing turn is a HOT update), keeping the awaited
+/// ones, then sorted here.
 pub(super) fn awaiting_by_deadline(
     conn: &mut AnyConnection,
     player: Uuid,

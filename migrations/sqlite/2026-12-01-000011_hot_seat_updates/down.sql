@@ -1,0 +1,2 @@
+DROP INDEX game_seats_account_id_idx;
+CREATE INDEX game_seats_account_id_awaiting_idx ON game_seats (account_id, awaiting, deadline);
