@@ -58,6 +58,8 @@
 #   BENCH_PG_BIN        PostgreSQL binaries (default /usr/lib/postgresql/15/bin)
 #   BENCH_READY_SECS    how long the server may take to become ready (default 30)
 #   BENCH_KEEP          1: keep the temp dir (cluster stopped, logs kept) for a look afterwards
+#   BENCH_WALDUMP       1: print where each HTTP action window's WAL went (pg_waldump --stats,
+#                       by resource manager, records and full-page images per action)
 set -euo pipefail
 
 usage() {
@@ -216,6 +218,17 @@ window_end() {
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$1')"
 }
 
+# Prints the WAL of the window just ended by kind (pg_waldump --stats=record), kept in
+# $WORK/statements/waldump-$1.txt. The window began with a checkpoint, so its segments are kept.
+waldump() {
+    local lsn end
+    read -r lsn _ <<<"$WINDOW"
+    end=$(DB=postgres q -c "SELECT pg_current_wal_lsn()")
+    "$PG_BIN/pg_waldump" -p "$PGDATA_DIR/pg_wal" -s "$lsn" -e "$end" --stats=record \
+        >"$WORK/statements/waldump-$1.txt" 2>&1 || true
+    sed 's/^/    wal: /' "$WORK/statements/waldump-$1.txt" >&2
+}
+
 # Appends value $3 to the series $1 of run $2 (e.g. rate http-50).
 record() { echo "$3" >>"$WORK/res/$2.$1"; }
 mkdir "$WORK/res" "$WORK/statements"
@@ -272,6 +285,7 @@ http_run() {
     wait_for_file "$sync/actions-done" "the actions"
     local act
     act=$(window_end "$db" "round$round-http-$games-actions")
+    [[ ${BENCH_WALDUMP:-0} == 1 ]] && waldump "$round-http-$games"
     window_start
     touch "$sync/start-probe"
     wait "$LOAD_PID" || { cat "$WORK/load.out" >&2; die "the load tool failed"; }
