@@ -63,6 +63,8 @@ pub struct Hub {
     topics: Mutex<HashMap<Topic, watch::Sender<Mark>>>,
     /// The recent log tails the streams of this process share.
     pub tails: crate::service::tails::Tails,
+    /// The newest items of the account feeds streamed here.
+    pub feeds: crate::service::feed_tails::FeedTails,
 }
 
 /// Prune topics nobody waits for once the map holds this many (and twice as many after).

@@ -10,6 +10,7 @@ pub mod computer;
 pub mod due;
 pub mod farewell;
 pub mod feed;
+pub mod feed_tails;
 pub mod hint;
 pub mod idempotency;
 pub mod lists;

@@ -38,16 +38,23 @@ pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
     })
 }
 
-/// `caller`'s feed, as frames (`id` = the item's seq). An account's feed has only its own
-/// clients' streams, so each reads its own page.
+/// `caller`'s feed, as frames (`id` = the item's seq). Woken for a known seq, it takes the
+/// items a write of this process left in `feeds`; else it reads the page, and leaves it
+/// there for the next write to join up to.
 pub fn feed_reader(caller: Caller) -> Reader {
-    Arc::new(move |store: Store, after: i64, _known: Option<i64>| {
+    Arc::new(move |store: Store, after: i64, known: Option<i64>| {
         let caller = caller.clone();
         Box::pin(async move {
+            let feeds = &store.hub().feeds;
+            if let Some(items) = known.and_then(|known| feeds.after(caller.id, after, known)) {
+                return items.iter().map(|i| sse::frame(i.seq, i)).collect();
+            }
+            let id = caller.id;
             let page = blocking(&store, move |s| {
                 feed::page(s, &caller, Some(after), Some(PAGE))
             })
             .await?;
+            store.hub().feeds.remember(id, &page.items);
             page.items.iter().map(|i| sse::frame(i.seq, i)).collect()
         })
     })

@@ -7,6 +7,10 @@
 //!
 //! Everything but the store read runs on the async workers: a cached tail costs a woken
 //! stream a lock and a few reference counts, not a trip through the blocking pool.
+//!
+//! A write committed by this process hands its game and new events to the tail of a game
+//! that streams here ([`Tails::follow`]) before it wakes the streams, so they need no store
+//! read at all; a write of another process reaches them through the store, as before.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -18,7 +22,7 @@ use super::{load_game, log_page::Projection};
 use crate::app::blocking;
 use crate::error::ServiceError;
 use crate::notify::sse::{self, Frame};
-use crate::store::{GameRecord, Store, StoredEvent};
+use crate::store::{GameRecord, NewEvent, Store, StoredEvent};
 
 /// Events a tail holds: a stream further behind reads the log itself.
 pub const TAIL: i64 = 64;
@@ -133,6 +137,39 @@ impl Tails {
         let tail = Arc::new(blocking(store, move |s| read(s, id)).await?);
         *cached = Some(tail.clone());
         Ok(tail.covers(after).then_some(tail))
+    }
+}
+
+impl Tails {
+    /// This process committed `record` with its new `events` (the last ones of its log): the
+    /// cached tail of the game, if any stream here has one, moves on to it, keeping the
+    /// events before when they join up. Never waits: while a stream is reading the store
+    /// for this game, that read will bring the same.
+    pub fn follow(&self, record: &GameRecord, events: Vec<NewEvent>) {
+        let Some(slot) = lock(&self.games).get(&record.id).cloned() else {
+            return;
+        };
+        let Ok(mut cached) = slot.try_lock() else {
+            return;
+        };
+        let first = record.last_seq + 1 - events.len() as i64;
+        let mut kept = match cached.as_ref() {
+            Some(tail) if tail.record.last_seq >= record.last_seq => return,
+            Some(tail) if tail.record.last_seq + 1 == first => tail.events.clone(),
+            _ => Vec::new(),
+        };
+        kept.extend((first..).zip(events).map(|(seq, e)| StoredEvent {
+            game_id: record.id,
+            seq,
+            round: e.round,
+            kind: e.kind,
+            actor: e.actor,
+            payload: e.payload,
+            created_at: record.updated_at,
+        }));
+        let over = kept.len().saturating_sub(TAIL as usize);
+        kept.drain(..over);
+        *cached = Some(Arc::new(Tail::new(record.clone(), kept)));
     }
 }
 

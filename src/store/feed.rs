@@ -110,6 +110,39 @@ pub(super) fn append_about(
     Ok(wakes)
 }
 
+/// The items of `items` as `append` (or the one write statement) stored them about the game
+/// as `written`: each account's items took the seqs up to its wake-up's, in order.
+pub(super) fn as_stored(
+    written: &GameRecord,
+    wakes: &[Wake],
+    items: Vec<NewFeedItem>,
+) -> Vec<StoredFeedItem> {
+    let mut by_account: BTreeMap<Uuid, Vec<NewFeedItem>> = BTreeMap::new();
+    for item in items {
+        by_account.entry(item.account_id).or_default().push(item);
+    }
+    let mut out = Vec::new();
+    for wake in wakes {
+        let Topic::Account(account) = wake.topic else {
+            continue;
+        };
+        let Some(items) = by_account.remove(&account) else {
+            continue;
+        };
+        let first = wake.seq + 1 - items.len() as i64;
+        out.extend((first..).zip(items).map(|(seq, item)| StoredFeedItem {
+            account_id: account,
+            seq,
+            kind: item.kind,
+            game_id: Some(written.id),
+            game_version: Some(written.version),
+            payload: item.payload,
+            created_at: written.updated_at,
+        }));
+    }
+    out
+}
+
 /// Creates the account's head row if it has none. Raw SQL: the upsert is spelled differently
 /// by each backend, and diesel's MultiConnection has no portable form of it.
 fn ensure_head(conn: &mut AnyConnection, id: &str) -> Result<(), StoreError> {

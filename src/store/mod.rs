@@ -365,10 +365,21 @@ impl Store {
         };
         // None: SQLite, the sweeper, or another writer came between the read and the write.
         // Then queue behind the game's lock and decide on what is there.
-        let (written, answer, wakes) = match in_one_statement {
+        let Updated {
+            written,
+            answer,
+            wakes,
+            events,
+            feed,
+        } = match in_one_statement {
             Some(done) => done,
             None => self.update_game_in_transaction(id, skip_locked, &decide)?,
         };
+        // Before the wake-ups: the streams they wake here then find what is new in memory.
+        self.hub
+            .feeds
+            .follow(feed::as_stored(&written, &wakes, feed));
+        self.hub.tails.follow(&written, events);
         for wake in wakes {
             self.hub.wake(wake);
         }
@@ -393,7 +404,13 @@ impl Store {
             let mut wakes = feed::append(conn, &written, &change.feed)?;
             wakes.push(game_wake(&written));
             wake::announce(conn, &wakes)?;
-            Ok::<_, UpdateError<E>>((written, answer, wakes))
+            Ok::<_, UpdateError<E>>(Updated {
+                written,
+                answer,
+                wakes,
+                events: change.events,
+                feed: change.feed,
+            })
         })
     }
 
@@ -420,7 +437,13 @@ impl Store {
         Ok(
             pg_write::write_change(pg, &current, &change)?.map(|(written, mut wakes)| {
                 wakes.push(game_wake(&written));
-                (written, answer, wakes)
+                Updated {
+                    written,
+                    answer,
+                    wakes,
+                    events: change.events,
+                    feed: change.feed,
+                }
             }),
         )
     }
@@ -600,7 +623,19 @@ impl Store {
 }
 
 /// A game as `update_game` wrote it, the decision's answer, and the wake-ups to send.
-type Updated<T> = (GameRecord, T, Vec<Wake>);
+/// A committed change of a game.
+struct Updated<T> {
+    /// The game as written.
+    written: GameRecord,
+    /// What the decision gives the caller.
+    answer: T,
+    /// The wake-ups to send: the game's, and one per account whose feed grew.
+    wakes: Vec<Wake>,
+    /// The new events, in seq order.
+    events: Vec<NewEvent>,
+    /// The new feed items, in the order of their seqs within each account.
+    feed: Vec<NewFeedItem>,
+}
 
 /// A connection whose database went away (`Unavailable`) is marked broken, so that the pool
 /// drops it when it comes back instead of handing it out again.

@@ -21,6 +21,7 @@ both_stores!(
     long_poll_answers_when_the_next_event_commits,
     a_stream_resumed_at_random_points_sees_every_event_once_in_order,
     the_feed_tells_each_player_of_joins_starts_and_turns,
+    an_account_stream_held_through_a_game_shows_its_feed,
     an_idle_stream_gets_heartbeats,
 );
 
@@ -283,6 +284,75 @@ async fn the_feed_tells_each_player_of_joins_starts_and_turns(app: TestApp) {
         for secret in ["rack", "stock", "card", "seed"] {
             assert!(!text.contains(secret), "{secret} in {text}");
         }
+    }
+}
+
+/// The account streams of both players, open from before the join to the end of the game,
+/// carry exactly their feed pages, and a game stream held meanwhile carries after each action
+/// what the log page shows at that moment: what a write hands over in memory (`feed_tails`,
+/// `tails`) looks as what is read from the store.
+async fn an_account_stream_held_through_a_game_shows_its_feed(app: TestApp) {
+    let table = players(&app, &["ann", "bob"]).await;
+    let mut streams = Vec::new();
+    for who in &table {
+        let after = feed(&app, who, 0, 0)
+            .await
+            .last()
+            .and_then(|i| i["seq"].as_i64())
+            .unwrap_or(0);
+        let stream = Stream::open(&app, "/v1/me/stream", who.token(), Some(after)).await;
+        streams.push((after, stream));
+    }
+    let id = two_player_game(&app, &table).await;
+    let mut seen = last_seq(&app, table[1].token(), &id).await;
+    let path = format!("/v1/games/{id}/stream");
+    let mut game_stream = Stream::open(&app, &path, table[1].token(), Some(seen)).await;
+    let mut actions = 0;
+    while play_one(&app, &table, &id).await {
+        actions += 1;
+        let path = format!("/v1/games/{id}/events?after={seen}&limit=500");
+        let page = json_body(app.get(&path, table[1].token()).await, StatusCode::OK).await;
+        let last = page["next_after"].as_i64().expect("next_after");
+        let streamed: Vec<Value> = game_stream
+            .until(last, PATIENCE)
+            .await
+            .into_iter()
+            .map(|f| f.data)
+            .collect();
+        assert_eq!(
+            Value::Array(streamed),
+            page["events"],
+            "after action {actions}"
+        );
+        seen = last;
+    }
+    assert!(actions > 10, "{actions} actions");
+    for (who, (after, stream)) in table.iter().zip(&mut streams) {
+        let page = app.get("/v1/me/feed?limit=500", who.token()).await;
+        let page = json_body(page, StatusCode::OK).await;
+        let since_open: Vec<Value> = page["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter(|i| i["seq"].as_i64().is_some_and(|seq| seq > *after))
+            .cloned()
+            .collect();
+        let last = since_open
+            .last()
+            .and_then(|i| i["seq"].as_i64())
+            .expect("items");
+        let streamed: Vec<Value> = stream
+            .until(last, PATIENCE)
+            .await
+            .into_iter()
+            .map(|f| f.data)
+            .collect();
+        let turns = kinds(&streamed)
+            .iter()
+            .filter(|k| **k == "your_turn")
+            .count();
+        assert!(turns > 3, "{turns} turns streamed to {}", who.name);
+        assert_eq!(streamed, since_open, "{}'s stream and feed", who.name);
     }
 }
 
