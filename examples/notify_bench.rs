@@ -6,8 +6,11 @@
 //!    transaction, just before commit) to the frame's arrival (same machine, same clock).
 //! 2. Memory per idle stream: the server's RSS before and after opening `--idle` (5,000)
 //!    streams that receive nothing.
-//! 3. Action throughput with `--watchers` (1,000) streams open on the games being played,
-//!    against none: `--rounds` (3) interleaved pairs, the median ratio.
+//! 3. Action throughput of 16 games played at once with `--watchers` (1,000) streams open,
+//!    against none, `--rounds` (3) interleaved rounds, the median ratios, for two layouts:
+//!    the players' (each player of a game being played holds its game stream and its account
+//!    stream; the rest are the same two streams of players of quiet games), and crowded games
+//!    (all on the games being played, about 60 each: every action delivered 60 times).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -151,16 +154,26 @@ impl Client {
         Ok(done)
     }
 
-    /// Opens a stream; resolves once the server has answered (the first bytes are in).
+    /// Opens a stream; resolves once the server has answered (the first bytes are in). A
+    /// request that fails to be sent is tried again twice: a pooled connection may have been
+    /// closed by the server while it sat idle.
     async fn stream(&self, path: &str, token: &str) -> Result<reqwest::Response> {
-        let mut res = self
-            .http
-            .get(format!("{}{path}", self.url))
-            .bearer_auth(token)
-            .header("Accept", "text/event-stream")
-            .send()
-            .await
-            .map_err(|e| format!("{path}: {e}"))?;
+        let mut tries = 3;
+        let mut res = loop {
+            tries -= 1;
+            let sent = self
+                .http
+                .get(format!("{}{path}", self.url))
+                .bearer_auth(token)
+                .header("Accept", "text/event-stream")
+                .send()
+                .await;
+            match sent {
+                Ok(res) => break res,
+                Err(e) if tries == 0 || !e.is_request() => return Err(format!("{path}: {e}")),
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        };
         if res.status() != 200 {
             return Err(format!("{path}: {}", res.status()));
         }
@@ -285,21 +298,104 @@ async fn idle_memory(client: &Client, args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// Actions per second of `games` games played at once (fresh games each run).
-async fn throughput(client: &Client, args: &Args, watchers: usize) -> Result<f64> {
-    let games = futures_util::future::try_join_all((0..16).map(|_| client.game())).await?;
-    let mut open = Vec::new();
-    for i in 0..watchers {
-        let (id, tokens) = &games[i % games.len()];
-        let res = client
-            .stream(&format!("/v1/games/{id}/stream?after=0"), &tokens[i % 2])
-            .await?;
-        // Read and drop what comes, as a client would.
-        open.push(tokio::spawn(async move {
-            let mut res = res;
-            while let Ok(Some(_)) = res.chunk().await {}
-        }));
+/// Where the streams of a throughput run are open.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    /// None open.
+    None,
+    /// As the players of a real service hold them: each player of a game being played has its
+    /// game's stream and its account stream open, and the rest are the streams of the players
+    /// of games where nothing happens now (a correspondence game waits days for a move).
+    Players,
+    /// Every stream on the 16 games being played, about 60 each, a seat's view or a
+    /// spectator's: the fan-out at its heaviest, every action delivered to 60 streams.
+    Crowded,
+}
+
+impl Layout {
+    fn name(self) -> &'static str {
+        match self {
+            Layout::None => "no streams",
+            Layout::Players => "players' streams",
+            Layout::Crowded => "crowded games",
+        }
     }
+}
+
+/// Opens `path` for `token` and reads and drops what comes, as a client would.
+async fn hold(client: &Client, path: String, token: &str) -> Result<tokio::task::JoinHandle<()>> {
+    let mut res = client.stream(&path, token).await?;
+    Ok(tokio::spawn(async move {
+        while let Ok(Some(_)) = res.chunk().await {}
+    }))
+}
+
+/// The streams of `layout` for the games being played and the quiet ones.
+async fn open_streams(
+    client: &Client,
+    layout: Layout,
+    watchers: usize,
+    playing: &[(String, [String; 2])],
+    quiet: &[(String, [String; 2])],
+) -> Result<Vec<tokio::task::JoinHandle<()>>> {
+    let mut paths = Vec::with_capacity(watchers);
+    match layout {
+        Layout::None => {}
+        Layout::Players => {
+            for (id, tokens) in playing {
+                for token in tokens {
+                    paths.push((format!("/v1/games/{id}/stream"), token.clone()));
+                    paths.push(("/v1/me/stream".to_string(), token.clone()));
+                }
+            }
+            let mut quiet_players = quiet
+                .iter()
+                .flat_map(|(id, tokens)| tokens.iter().map(move |t| (id, t)))
+                .cycle();
+            while paths.len() < watchers {
+                let (id, token) = quiet_players.next().ok_or("no quiet games")?;
+                paths.push((format!("/v1/games/{id}/stream"), token.clone()));
+                if paths.len() < watchers {
+                    paths.push(("/v1/me/stream".to_string(), token.clone()));
+                }
+            }
+        }
+        Layout::Crowded => {
+            for i in 0..watchers {
+                let (id, tokens) = &playing[i % playing.len()];
+                // Seat 0, seat 1, and a spectator (a quiet game's player) in turn.
+                let token = match i % 3 {
+                    2 => quiet[i % quiet.len()].1[0].clone(),
+                    seat => tokens[seat].clone(),
+                };
+                paths.push((format!("/v1/games/{id}/stream"), token));
+            }
+        }
+    }
+    paths.truncate(watchers);
+    let mut open = Vec::with_capacity(paths.len());
+    for chunk in paths.chunks(100) {
+        let batch = futures_util::future::try_join_all(
+            chunk
+                .iter()
+                .map(|(path, token)| hold(client, format!("{path}?after=0"), token)),
+        )
+        .await?;
+        open.extend(batch);
+    }
+    Ok(open)
+}
+
+/// Actions per second of 16 games played at once (fresh games each run), with the streams of
+/// `layout` open.
+async fn throughput(
+    client: &Client,
+    args: &Args,
+    layout: Layout,
+    quiet: &[(String, [String; 2])],
+) -> Result<f64> {
+    let games = futures_util::future::try_join_all((0..16).map(|_| client.game())).await?;
+    let open = open_streams(client, layout, args.watchers, &games, quiet).await?;
     let started = Instant::now();
     let played = futures_util::future::try_join_all(
         games.iter().map(|(id, t)| client.play(id, t, args.actions)),
@@ -310,6 +406,19 @@ async fn throughput(client: &Client, args: &Args, watchers: usize) -> Result<f64
         task.abort();
     }
     Ok(rate)
+}
+
+/// Prints the median ratio of `rates[k]` to `rates[0]` over the rounds, with its range.
+fn print_ratio(rates: &[Vec<f64>], k: usize, layout: Layout, watchers: usize) {
+    let mut ratios: Vec<f64> = rates.iter().map(|r| r[k] / r[0]).collect();
+    ratios.sort_by(f64::total_cmp);
+    println!(
+        "throughput with {watchers} streams open ({}) vs none: median ratio {:.3} (min {:.3}, max {:.3})",
+        layout.name(),
+        percentile(&ratios, 0.5),
+        ratios[0],
+        ratios[ratios.len() - 1]
+    );
 }
 
 #[tokio::main]
@@ -331,27 +440,30 @@ async fn main() {
     let run = async {
         latency(&client, &args).await?;
         idle_memory(&client, &args).await?;
-        let mut ratios = Vec::new();
+        // The players of games where nothing happens, for the streams that wait.
+        let quiet = futures_util::future::try_join_all((0..32).map(|_| client.game())).await?;
+        let layouts = [Layout::None, Layout::Players, Layout::Crowded];
+        let mut rates = Vec::new();
         for round in 0..args.rounds {
-            // Interleaved, alternating the order, so a slow spell hurts both alike.
-            let (none, with) = if round % 2 == 0 {
-                let none = throughput(&client, &args, 0).await?;
-                (none, throughput(&client, &args, args.watchers).await?)
-            } else {
-                let with = throughput(&client, &args, args.watchers).await?;
-                (throughput(&client, &args, 0).await?, with)
-            };
-            println!("throughput round {}: {none:.0} actions/s without streams, {with:.0} with {} streams: ratio {:.3}", round + 1, args.watchers, with / none);
-            ratios.push(with / none);
+            // Interleaved, the order turned each round, so a slow spell hurts all alike.
+            let mut rate = vec![0.0; layouts.len()];
+            for k in 0..layouts.len() {
+                let k = (k + round) % layouts.len();
+                rate[k] = throughput(&client, &args, layouts[k], &quiet).await?;
+            }
+            println!(
+                "throughput round {}: {:.0} actions/s with no streams, {:.0} with {} players' streams, {:.0} with {} streams on crowded games",
+                round + 1,
+                rate[0],
+                rate[1],
+                args.watchers,
+                rate[2],
+                args.watchers
+            );
+            rates.push(rate);
         }
-        ratios.sort_by(f64::total_cmp);
-        println!(
-            "throughput with {} streams open vs none: median ratio {:.3} (min {:.3}, max {:.3})",
-            args.watchers,
-            percentile(&ratios, 0.5),
-            ratios[0],
-            ratios[ratios.len() - 1]
-        );
+        print_ratio(&rates, 1, Layout::Players, args.watchers);
+        print_ratio(&rates, 2, Layout::Crowded, args.watchers);
         Ok::<(), String>(())
     };
     if let Err(e) = run.await {
