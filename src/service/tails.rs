@@ -33,13 +33,14 @@ const MAX_GAMES: usize = 4096;
 /// made of them so far, per viewer class.
 pub struct Tail {
     pub record: GameRecord,
-    pub events: Vec<StoredEvent>,
+    /// Shared, so that a write's tail keeps the events before it without copying them.
+    pub events: Vec<Arc<StoredEvent>>,
     /// Few classes (seats + spectator + everyone): a list beats a map.
     frames: Mutex<Vec<(Viewer, BTreeMap<i64, Frame>)>>,
 }
 
 impl Tail {
-    pub fn new(record: GameRecord, events: Vec<StoredEvent>) -> Tail {
+    pub fn new(record: GameRecord, events: Vec<Arc<StoredEvent>>) -> Tail {
         Tail {
             record,
             events,
@@ -158,14 +159,16 @@ impl Tails {
             Some(tail) if tail.record.last_seq + 1 == first => tail.events.clone(),
             _ => Vec::new(),
         };
-        kept.extend((first..).zip(events).map(|(seq, e)| StoredEvent {
-            game_id: record.id,
-            seq,
-            round: e.round,
-            kind: e.kind,
-            actor: e.actor,
-            payload: e.payload,
-            created_at: record.updated_at,
+        kept.extend((first..).zip(events).map(|(seq, e)| {
+            Arc::new(StoredEvent {
+                game_id: record.id,
+                seq,
+                round: e.round,
+                kind: e.kind,
+                actor: e.actor,
+                payload: e.payload,
+                created_at: record.updated_at,
+            })
         }));
         let over = kept.len().saturating_sub(TAIL as usize);
         kept.drain(..over);
@@ -180,5 +183,5 @@ fn read(store: &Store, id: Uuid) -> Result<Tail, ServiceError> {
     let from = (record.last_seq - TAIL).max(0);
     let mut events = store.events(id, from, TAIL)?;
     events.retain(|e| e.seq <= record.last_seq);
-    Ok(Tail::new(record, events))
+    Ok(Tail::new(record, events.into_iter().map(Arc::new).collect()))
 }
