@@ -172,12 +172,7 @@ async fn a_stream_resumed_at_random_points_sees_every_event_once_in_order(app: T
         None,
     )
     .await;
-    let streamed: Vec<Value> = stream
-        .until(last, PATIENCE)
-        .await
-        .into_iter()
-        .map(|f| f.data)
-        .collect();
+    let streamed: Vec<Value> = stream.data_until(last, PATIENCE).await;
     assert_eq!(Value::Array(streamed), page["events"]);
     // And `?after=` resumes as Last-Event-ID does.
     let mut stream = Stream::open(
@@ -313,12 +308,7 @@ async fn an_account_stream_held_through_a_game_shows_its_feed(app: TestApp) {
         let path = format!("/v1/games/{id}/events?after={seen}&limit=500");
         let page = json_body(app.get(&path, table[1].token()).await, StatusCode::OK).await;
         let last = page["next_after"].as_i64().expect("next_after");
-        let streamed: Vec<Value> = game_stream
-            .until(last, PATIENCE)
-            .await
-            .into_iter()
-            .map(|f| f.data)
-            .collect();
+        let streamed: Vec<Value> = game_stream.data_until(last, PATIENCE).await;
         assert_eq!(
             Value::Array(streamed),
             page["events"],
@@ -341,12 +331,7 @@ async fn an_account_stream_held_through_a_game_shows_its_feed(app: TestApp) {
             .last()
             .and_then(|i| i["seq"].as_i64())
             .expect("items");
-        let streamed: Vec<Value> = stream
-            .until(last, PATIENCE)
-            .await
-            .into_iter()
-            .map(|f| f.data)
-            .collect();
+        let streamed: Vec<Value> = stream.data_until(last, PATIENCE).await;
         let turns = kinds(&streamed)
             .iter()
             .filter(|k| **k == "your_turn")

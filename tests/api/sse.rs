@@ -98,6 +98,12 @@ impl Stream {
         }
         frames
     }
+
+    /// The data of the frames up to seq `last`, as [`Stream::until`] reads them.
+    pub async fn data_until(&mut self, last: i64, patience: Duration) -> Vec<Value> {
+        let frames = self.until(last, patience).await;
+        frames.into_iter().map(|f| f.data).collect()
+    }
 }
 
 /// The last seq of game `id`'s log.
