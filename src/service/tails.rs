@@ -183,5 +183,8 @@ fn read(store: &Store, id: Uuid) -> Result<Tail, ServiceError> {
     let from = (record.last_seq - TAIL).max(0);
     let mut events = store.events(id, from, TAIL)?;
     events.retain(|e| e.seq <= record.last_seq);
-    Ok(Tail::new(record, events.into_iter().map(Arc::new).collect()))
+    Ok(Tail::new(
+        record,
+        events.into_iter().map(Arc::new).collect(),
+    ))
 }
