@@ -232,6 +232,9 @@ mod tests {
             .with_writer(move || writer.clone())
             .finish();
         let _guard = tracing::subscriber::set_default(subscriber);
+        // Another test of this process may have met the middleware's callsites first, with no
+        // subscriber anywhere, and cached "never" for them: have them ask again.
+        tracing::callsite::rebuild_interest_cache();
         let app = test::init_service(
             App::new()
                 .wrap(from_fn(observe))
