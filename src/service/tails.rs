@@ -139,13 +139,12 @@ impl Tails {
         *cached = Some(tail.clone());
         Ok(tail.covers(after).then_some(tail))
     }
-}
 
-impl Tails {
     /// This process committed `record` with its new `events` (the last ones of its log): the
     /// cached tail of the game, if any stream here has one, moves on to it, keeping the
     /// events before when they join up. Never waits: while a stream is reading the store
-    /// for this game, that read will bring the same.
+    /// for this game the tail is left as that read makes it, and a stream woken for this
+    /// commit that finds it behind reads again.
     pub fn follow(&self, record: &GameRecord, events: Vec<NewEvent>) {
         let Some(slot) = lock(&self.games).get(&record.id).cloned() else {
             return;

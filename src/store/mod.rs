@@ -622,7 +622,6 @@ impl Store {
     }
 }
 
-/// A game as `update_game` wrote it, the decision's answer, and the wake-ups to send.
 /// A committed change of a game.
 struct Updated<T> {
     /// The game as written.
