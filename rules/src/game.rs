@@ -77,35 +77,23 @@ const FULL_RACK: u16 = (1 << 12) - 1;
 /// A whole game. It serializes (serde) completely, hidden cards and seeds included: the server
 /// stores it as the current state, its cards as numbers (`stored`). Never send it to a client;
 /// send `view()` instead.
+///
+/// The fields are declared in the order they are stored: what a round never changes first and
+/// what an action changes last (stock, racks, discard, drawn card, phase). PostgreSQL logs an
+/// update of a row that stays on its page as the bytes between the first and the last that
+/// changed, so this order keeps the write-ahead log of an action to about a quarter of the
+/// state (issue 14).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Game {
     options: Options,
     /// The deck in use (R1.4), resolved once.
     deck: DeckCounts,
-    phase: Phase,
     /// Rounds started so far.
     round: u32,
     /// The dealer of the current (or last) round.
     dealer: Seat,
     /// The seed of the current (or last) round (R9).
     seed: Seed,
-    /// Shuffle streams used so far in this round; the next reshuffle uses this stream (R9.1).
-    shuffles: u64,
-    /// A stacked deck waiting for the dealer's choice (R7.3).
-    pending_stack: Option<StackedDeck>,
-    /// `racks[s]` is seat s's rack.
-    #[serde(with = "stored::racks")]
-    racks: Vec<Rack>,
-    /// The face-down stock, bottom first: the top card is the last (so drawing is a pop).
-    #[serde(with = "stored::cards")]
-    stock: Vec<Card>,
-    /// The discard pile, bottom first: the top card is the last.
-    #[serde(with = "stored::cards")]
-    discard: Vec<Card>,
-    /// The card the player on turn has drawn and not yet placed, discarded or carried out.
-    #[serde(with = "stored::card")]
-    drawn: Option<Card>,
-    blitz: Option<BlitzDeal>,
     /// Scores of every ended round, by seat.
     round_scores: Vec<Vec<u32>>,
     /// Totals by seat (R6.1).
@@ -124,6 +112,25 @@ pub struct Game {
     /// game no longer awaits it.
     #[serde(default)]
     played_for: Option<Seat>,
+    /// A stacked deck waiting for the dealer's choice (R7.3).
+    pending_stack: Option<StackedDeck>,
+    blitz: Option<BlitzDeal>,
+    /// Shuffle streams used so far in this round; the next reshuffle uses this stream (R9.1).
+    shuffles: u64,
+    /// The face-down stock, bottom first: the top card is the last (so drawing is a pop, and
+    /// leaves the stored bytes before it as they were).
+    #[serde(with = "stored::cards")]
+    stock: Vec<Card>,
+    /// `racks[s]` is seat s's rack.
+    #[serde(with = "stored::racks")]
+    racks: Vec<Rack>,
+    /// The discard pile, bottom first: the top card is the last.
+    #[serde(with = "stored::cards")]
+    discard: Vec<Card>,
+    /// The card the player on turn has drawn and not yet placed, discarded or carried out.
+    #[serde(with = "stored::card")]
+    drawn: Option<Card>,
+    phase: Phase,
 }
 
 impl Game {

@@ -5,7 +5,7 @@ use diesel::prelude::*;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
-use super::rows::{enum_text, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
+use super::rows::{enum_text, state_json, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
 use super::schema::{game_events, game_seats, games, idempotency_keys};
 use super::*;
 use crate::error::Code;
@@ -30,7 +30,7 @@ pub(super) fn insert_game(
         options: to_json("game options", &record.options)?,
         rules_version: i32::try_from(record.rules_version)
             .map_err(|e| StoreError::Internal(format!("rules version: {e}")))?,
-        state: to_json("game state", &record.state)?,
+        state: state_json(&record.state)?,
         status: enum_text(&record.status)?,
         test_mode: record.test_mode,
         stacked: to_json("stacked decks", &record.stacked)?,
@@ -234,7 +234,7 @@ pub(super) fn apply_change(
             .filter(games::version.eq(current.version)),
     )
     .set((
-        games::state.eq(to_json("game state", &change.state)?),
+        games::state.eq(state_json(&change.state)?),
         games::status.eq(enum_text(&change.status)?),
         games::version.eq(next.version),
         games::last_seq.eq(next.last_seq),

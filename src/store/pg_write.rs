@@ -14,7 +14,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
 
-use super::rows::{enum_text, to_json, EventRow, IdempotencyRow, SeatRow};
+use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
 use super::{GameChange, GameRecord, StoreError};
 use crate::notify::{Topic, Wake};
 
@@ -178,7 +178,7 @@ pub(super) fn write_change(
         diesel::sql_query(STATEMENT)
             .bind::<Text, _>(&id)
             .bind::<BigInt, _>(current.version)
-            .bind::<Text, _>(to_json("game state", &change.state)?)
+            .bind::<Text, _>(state_json(&change.state)?)
             .bind::<Text, _>(enum_text(&change.status)?)
             .bind::<BigInt, _>(next.version)
             .bind::<BigInt, _>(next.last_seq)
