@@ -21,6 +21,8 @@
 //! the database). `--sync DIR` lets a script measure each phase alone: the tool creates
 //! `DIR/setup-done` and waits for `DIR/start-actions` to exist, then after the actions creates
 //! `DIR/actions-done` and waits for `DIR/start-probe` (scripts/perf-compare.sh).
+//! `--keys on` sends each action with an `Idempotency-Key` of its own (a new UUID), as a
+//! client that retries safely does: the server then also stores each answer.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -37,9 +39,10 @@ struct Args {
     target: u32,
     sync: Option<PathBuf>,
     probe_gets: usize,
+    keys: bool,
 }
 
-const FLAGS: &str = "--url, --games, --actions, --target, --sync, --probe-gets";
+const FLAGS: &str = "--url, --games, --actions, --target, --sync, --probe-gets, --keys";
 
 fn parse_args() -> Result<Args> {
     let mut args = Args {
@@ -49,6 +52,7 @@ fn parse_args() -> Result<Args> {
         target: 300,
         sync: None,
         probe_gets: 0,
+        keys: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -62,6 +66,13 @@ fn parse_args() -> Result<Args> {
             "--probe-gets" => {
                 args.probe_gets = value.parse().map_err(|_| "--probe-gets: a number")?
             }
+            "--keys" => {
+                args.keys = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err("--keys: on or off".into()),
+                }
+            }
             _ => return Err(format!("unknown flag {flag} ({FLAGS})")),
         }
     }
@@ -73,6 +84,8 @@ type Result<T> = std::result::Result<T, String>;
 struct Client {
     http: reqwest::Client,
     url: String,
+    /// Send each action with an `Idempotency-Key`.
+    keys: bool,
 }
 
 impl Client {
@@ -83,7 +96,11 @@ impl Client {
         token: Option<&str>,
         body: Option<Value>,
     ) -> Result<(u16, Value)> {
+        let acting = method == Method::POST && path.ends_with("/actions");
         let mut req = self.http.request(method, format!("{}{path}", self.url));
+        if self.keys && acting {
+            req = req.header("Idempotency-Key", uuid::Uuid::new_v4().to_string());
+        }
         if let Some(token) = token {
             req = req.bearer_auth(token);
         }
@@ -299,6 +316,7 @@ async fn run(args: Args) -> Result<()> {
     let client = Client {
         http: reqwest::Client::new(),
         url: args.url.trim_end_matches('/').to_string(),
+        keys: args.keys,
     };
     let mut games = Vec::new();
     for game in

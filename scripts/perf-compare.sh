@@ -60,6 +60,8 @@
 #   BENCH_KEEP          1: keep the temp dir (cluster stopped, logs kept) for a look afterwards
 #   BENCH_WALDUMP       1: print where each HTTP action window's WAL went (pg_waldump --stats,
 #                       by resource manager, records and full-page images per action)
+#   BENCH_KEYS          on: the load tool sends each action with an Idempotency-Key of its own
+#                       (--keys on), so the server also stores each answer (default off)
 set -euo pipefail
 
 usage() {
@@ -75,6 +77,7 @@ read -r -a RUNS <<<"${BENCH_RUNS:-50:150 1:3000}"
 PGBENCH_SECS=${BENCH_PGBENCH_SECS:-10}
 LOAD=${BENCH_LOAD:-target/release/examples/load}
 PG_BIN=${BENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
+KEYS=${BENCH_KEYS:-off}
 READY_SECS=${BENCH_READY_SECS:-30}
 SHAPES=(old minimal one-statement)
 SQL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pgbench
@@ -86,6 +89,7 @@ die() {
 for bin in "$SERVER" "$LOAD" "$PG_BIN/initdb" "$PG_BIN/pg_ctl" "$PG_BIN/psql" "$PG_BIN/pgbench"; do
     [[ -x $bin ]] || die "$bin: not an executable file"
 done
+[[ $KEYS == on || $KEYS == off ]] || die "BENCH_KEYS: on or off"
 for run in "${RUNS[@]}"; do
     [[ $run =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] || die "BENCH_RUNS: $run is not GAMES:ACTIONS"
 done
@@ -166,6 +170,7 @@ full_page_writes = on
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = all
 pg_stat_statements.track_utility = on
+pg_stat_statements.track_planning = on
 # No checkpoint inside a measured window: the script takes one before each.
 max_wal_size = 8GB
 checkpoint_timeout = 30min
@@ -197,13 +202,14 @@ window_start() {
 }
 # Ends it for database $1: prints "WAL_BYTES XACTS TOPLEVEL NESTED" since window_start, and
 # keeps the statements counted in $WORK/statements/$2.txt (calls, total and mean execution
-# time in ms, top-level or not, query).
+# time in ms, plans and planning time in ms, top-level or not, query).
 window_end() {
     local lsn xid
     read -r lsn xid <<<"$WINDOW"
     DB=postgres q -F' | ' -c "
         SELECT calls, round(total_exec_time::numeric, 1) AS total_ms,
                round((total_exec_time / calls)::numeric, 3) AS mean_ms,
+               plans, round(total_plan_time::numeric, 1) AS plan_ms,
                CASE WHEN toplevel THEN 'top' ELSE 'nested' END,
                regexp_replace(query, '\s+', ' ', 'g')
         FROM pg_stat_statements
@@ -277,7 +283,7 @@ http_run() {
     mkdir "$sync"
     probe=$(((1000 + games - 1) / games))
     "$LOAD" --url "$url" --games "$games" --actions "$actions" --target 1000000 \
-        --sync "$sync" --probe-gets "$probe" >"$WORK/load.out" 2>&1 &
+        --sync "$sync" --probe-gets "$probe" --keys "$KEYS" >"$WORK/load.out" 2>&1 &
     LOAD_PID=$!
     wait_for_file "$sync/setup-done" "setup"
     window_start
@@ -416,7 +422,7 @@ summary() {
 }
 
 echo "server: $SERVER"
-echo "load tool: $LOAD; runs (games:actions per game): ${RUNS[*]}; pgbench ${PGBENCH_SECS}s per shape"
+echo "load tool: $LOAD (Idempotency-Key: $KEYS); runs (games:actions per game): ${RUNS[*]}; pgbench ${PGBENCH_SECS}s per shape"
 echo "cluster: PostgreSQL $(q -c 'SHOW server_version'), port $PG_PORT, fsync on, $ROUNDS rounds"
 LOAD_START=$(loadavg)
 for ((round = 1; round <= ROUNDS; round++)); do
