@@ -4,6 +4,11 @@
 //! (`service::write`), so either both exist or neither does. A request names what it
 //! asks by a hash of method, path and canonical body; the same key with another request is
 //! refused rather than silently answered with a stale reply.
+//!
+//! An action's answer (the caller's view and the events) is most of what the game's state and
+//! log hold already, so its record keeps only what the change set and the log cannot give
+//! back ([`StoredAs::Change`]); a retry rebuilds the answer from the log
+//! (`service::write::rebuilt`) with the same code that built it the first time.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -11,7 +16,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::error::{Code, ServiceError};
-use crate::store::{IdempotencyRecord, Store};
+use crate::store::{IdempotencyRecord, Store, StoredAs};
 
 /// Keys are opaque to us; the bound keeps them to something a client would generate.
 const MAX_KEY_LEN: usize = 200;
@@ -53,12 +58,14 @@ impl IdempotencyKey {
         })
     }
 
-    /// The record to store with the change made `at`: the answer a retry will get.
+    /// The record to store with the change made `at`: `body` is what `stored_as` says (the
+    /// answer a retry will get, or what it is rebuilt from).
     pub fn record(
         &self,
         account: Uuid,
         status: u16,
         body: &impl Serialize,
+        stored_as: StoredAs,
         at: DateTime<Utc>,
     ) -> Result<IdempotencyRecord, ServiceError> {
         Ok(IdempotencyRecord {
@@ -68,6 +75,7 @@ impl IdempotencyKey {
             status,
             body: serde_json::to_value(body).map_err(ServiceError::internal)?,
             created_at: at,
+            stored_as,
         })
     }
 }
@@ -82,12 +90,23 @@ pub enum Reply<T> {
     },
 }
 
+/// Rebuilds a stored answer from a record kept as [`StoredAs::Change`].
+pub type Rebuild<'a> = &'a dyn Fn(&serde_json::Value) -> Result<serde_json::Value, ServiceError>;
+
+/// For requests whose records always hold the answer.
+pub fn answers_only(_: &serde_json::Value) -> Result<serde_json::Value, ServiceError> {
+    Err(ServiceError::internal(
+        "an idempotency record of a change where an answer was expected",
+    ))
+}
+
 /// The stored answer for this key, if the request was done before; 422
 /// `idempotency_key_reused` when the key was used for another request.
 pub fn stored<T>(
     store: &Store,
     account: Uuid,
     key: Option<&IdempotencyKey>,
+    rebuild: Rebuild<'_>,
 ) -> Result<Option<Reply<T>>, ServiceError> {
     let Some(key) = key else { return Ok(None) };
     let Some(record) = store.idempotency_record(account, &key.key)? else {
@@ -99,9 +118,13 @@ pub fn stored<T>(
             "this Idempotency-Key was used for another request",
         ));
     }
+    let body = match record.stored_as {
+        StoredAs::Answer => record.body,
+        StoredAs::Change => rebuild(&record.body)?,
+    };
     Ok(Some(Reply::Replayed {
         status: record.status,
-        body: record.body,
+        body,
     }))
 }
 
@@ -112,14 +135,15 @@ pub fn once<T>(
     store: &Store,
     account: Uuid,
     key: Option<&IdempotencyKey>,
+    rebuild: Rebuild<'_>,
     work: impl FnOnce() -> Result<T, ServiceError>,
 ) -> Result<Reply<T>, ServiceError> {
-    if let Some(reply) = stored(store, account, key)? {
+    if let Some(reply) = stored(store, account, key, rebuild)? {
         return Ok(reply);
     }
     match work() {
         Ok(answer) => Ok(Reply::Fresh(answer)),
-        Err(e) => match stored(store, account, key)? {
+        Err(e) => match stored(store, account, key, rebuild)? {
             Some(reply) => Ok(reply),
             None => Err(e),
         },

@@ -14,13 +14,13 @@ use uuid::Uuid;
 
 use super::computer::{self, ComputerSeat};
 use super::due;
-use super::idempotency::{stored, IdempotencyKey, Reply};
+use super::idempotency::{answers_only, stored, IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
 use super::{cancelled, load_game, not_a_player, random, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, GameStatus, NewGame, SeatRecord, Store};
+use crate::store::{GameRecord, GameStatus, NewGame, SeatRecord, Store, StoredAs};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -159,6 +159,7 @@ fn create_game_of(
     let asker = Asker {
         account: caller.id,
         key,
+        keeps: StoredAs::Answer,
     };
     create_game(store, game, &log, asker, |game| {
         GameView::of(game, caller.id)
@@ -223,7 +224,7 @@ pub fn rematch(
     id: Uuid,
     key: Option<&IdempotencyKey>,
 ) -> Result<Rematched, ServiceError> {
-    if let Some(reply) = stored(store, caller.id, key)? {
+    if let Some(reply) = stored(store, caller.id, key, &answers_only)? {
         return Ok(Rematched {
             reply,
             created: false,
@@ -307,6 +308,7 @@ fn lobby_change(
     let asker = Asker {
         account: caller.id,
         key,
+        keeps: StoredAs::Answer,
     };
     change_game(store, id, Expect::Latest, asker, decide, |written| {
         GameView::of(written.game, caller.id)

@@ -14,7 +14,7 @@ use super::view::{GameView, PublicStatus};
 use super::write::{change_game, Asker, Decision, Expect, Written};
 use super::{cancelled, load_game, not_a_player, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, Store};
+use crate::store::{GameRecord, Store, StoredAs};
 
 /// An action with the version of the game the client saw (or send it as `If-Match`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -49,6 +49,7 @@ pub fn act(
     let asker = Asker {
         account: caller.id,
         key,
+        keeps: StoredAs::Change,
     };
     change_game(
         store,
@@ -81,6 +82,7 @@ pub fn resign(
     let asker = Asker {
         account: caller.id,
         key,
+        keeps: StoredAs::Change,
     };
     change_game(
         store,

@@ -10,14 +10,16 @@
 
 use chrono::{DateTime, Utc};
 use racko_rules::{Event, Game, RoundDeal, StackedDeck};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::idempotency::{once, IdempotencyKey, Reply};
+use super::idempotency::{answers_only, once, IdempotencyKey, Reply};
 use super::{game_not_found, random, LogEvent};
+use crate::audit::log::GameLog;
+use crate::audit::replay::state_at;
 use crate::error::{Code, ServiceError};
 use crate::store::{
-    GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
+    GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError, StoredAs,
     UpdateError,
 };
 
@@ -77,11 +79,13 @@ pub enum Expect {
     Latest,
 }
 
-/// Who asks for a change, for idempotent retries: the account and its `Idempotency-Key`.
+/// Who asks for a change, for idempotent retries: the account and its `Idempotency-Key`, and
+/// what the key's record keeps: the answer, or the change to rebuild it from.
 #[derive(Clone, Copy, Debug)]
 pub struct Asker<'a> {
     pub account: Uuid,
     pub key: Option<&'a IdempotencyKey>,
+    pub keeps: StoredAs,
 }
 
 /// How often a `Latest` change decides again after losing the compare-and-set.
@@ -97,7 +101,11 @@ pub fn change_game<T: Serialize>(
     decide: impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
     answer: impl Fn(&Written<'_>) -> T,
 ) -> Result<Reply<T>, ServiceError> {
-    once(store, asker.account, asker.key, || {
+    let rebuild = |kept: &serde_json::Value| {
+        let change = serde_json::from_value(kept.clone()).map_err(ServiceError::internal)?;
+        serde_json::to_value(rebuilt(store, &change, &answer)?).map_err(ServiceError::internal)
+    };
+    once(store, asker.account, asker.key, &rebuild, || {
         let mut tries = 1;
         loop {
             let written = store.update_game(id, |game| {
@@ -146,6 +154,7 @@ pub fn change_game_by_server(
     let asker = Asker {
         account: Uuid::nil(),
         key: None,
+        keeps: StoredAs::Answer,
     };
     let written = store.update_game_unless_held(id, |game| {
         let decide = |g: &GameRecord| decide(g);
@@ -227,9 +236,100 @@ fn write_one<T: Serialize>(
     };
     let answer = answer(&written);
     if let Some(key) = asker.key {
-        change.idempotency = Some(key.record(asker.account, 200, &answer, change.at)?);
+        let at = change.at;
+        change.idempotency = Some(match asker.keeps {
+            StoredAs::Answer => key.record(asker.account, 200, &answer, asker.keeps, at)?,
+            StoredAs::Change => {
+                let kept = KeptChange::of(&next, game.last_seq + 1);
+                key.record(asker.account, 200, &kept, asker.keeps, at)?
+            }
+        });
     }
     Ok((change, answer))
+}
+
+/// What an idempotency record keeps of a change (`StoredAs::Change`): what the change set on
+/// the game that its log cannot give back. With the game's log up to `last_seq` (its state by
+/// replay, the change's own events) it is the [`Written`] the answer was built from.
+#[derive(Debug, Serialize, Deserialize)]
+struct KeptChange {
+    game_id: Uuid,
+    version: i64,
+    /// The change's events are `first_seq..=last_seq` (none when `first_seq > last_seq`).
+    first_seq: i64,
+    last_seq: i64,
+    status: GameStatus,
+    seats: Vec<SeatRecord>,
+    updated_at: DateTime<Utc>,
+    due_at: Option<DateTime<Utc>>,
+    rematch_id: Option<Uuid>,
+}
+
+impl KeptChange {
+    fn of(written: &GameRecord, first_seq: i64) -> KeptChange {
+        KeptChange {
+            game_id: written.id,
+            version: written.version,
+            first_seq,
+            last_seq: written.last_seq,
+            status: written.status,
+            seats: written.seats.clone(),
+            updated_at: written.updated_at,
+            due_at: written.due_at,
+            rematch_id: written.rematch_id,
+        }
+    }
+}
+
+/// The answer to the change `kept`, built again by `answer` from the game as it was written:
+/// its state replayed from the log (R9.2: the log gives the live state back exactly), the rest
+/// from `kept`. The answer is then the one the first request got, whatever came since.
+fn rebuilt<T>(
+    store: &Store,
+    kept: &KeptChange,
+    answer: &impl Fn(&Written<'_>) -> T,
+) -> Result<T, ServiceError> {
+    let log = GameLog::load(store, kept.game_id)?;
+    let replayed = state_at(log.options(), &log.rules_events(), kept.last_seq);
+    let state = match replayed {
+        Ok((state, as_of)) if as_of == kept.last_seq => state,
+        other => {
+            return Err(ServiceError::internal(format!(
+                "game {}: the log does not give back version {}: {:?}",
+                kept.game_id,
+                kept.version,
+                other.map(|(_, as_of)| as_of)
+            )))
+        }
+    };
+    let GameLog { record, entries } = log;
+    let game = GameRecord {
+        state,
+        status: kept.status,
+        seats: kept.seats.clone(),
+        version: kept.version,
+        last_seq: kept.last_seq,
+        updated_at: kept.updated_at,
+        due_at: kept.due_at,
+        rematch_id: kept.rematch_id,
+        ..record
+    };
+    let logged: Vec<(i64, Logged)> = entries
+        .into_iter()
+        .filter(|e| (kept.first_seq..=kept.last_seq).contains(&e.seq))
+        .map(|e| {
+            let entry = Logged {
+                round: e.round,
+                actor: e.actor,
+                event: e.event,
+            };
+            (e.seq, entry)
+        })
+        .collect();
+    Ok(answer(&Written {
+        game: &game,
+        log: logged.iter().map(|(seq, entry)| (*seq, entry)).collect(),
+    }))
 }
 
 /// Deals the next round into `decision`.
@@ -283,12 +383,18 @@ pub fn create_game<T: Serialize>(
     answer: impl Fn(&GameRecord) -> T,
 ) -> Result<Reply<T>, ServiceError> {
     let events = new_events(log)?;
-    once(store, asker.account, asker.key, || {
+    once(store, asker.account, asker.key, &answers_only, || {
         for _ in 0..INVITE_CODE_TRIES {
             game.invite_code = random::invite_code()?;
             let reply = answer(&game.record(events.len()));
             let idempotency = match asker.key {
-                Some(key) => Some(key.record(asker.account, 201, &reply, game.created_at)?),
+                Some(key) => Some(key.record(
+                    asker.account,
+                    201,
+                    &reply,
+                    StoredAs::Answer,
+                    game.created_at,
+                )?),
                 None => None,
             };
             match store.insert_game(&game, &events, idempotency.as_ref()) {

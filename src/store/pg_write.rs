@@ -79,10 +79,12 @@ WITH g AS (
       JOIN webhook_endpoints w ON w.account_id = i.account_id AND w.enabled
      WHERE w.kinds = '[]' OR w.kinds::jsonb ? i.kind
 ), idempotency AS (
-    INSERT INTO idempotency_keys (account_id, key, request_hash, status, body, created_at)
-    SELECT k.account_id, k.key, k.request_hash, k.status, k.body, $7
-      FROM g, unnest($25::text[], $26::text[], $27::text[], $28::int[], $29::text[])
-                AS k(account_id, key, request_hash, status, body)
+    INSERT INTO idempotency_keys
+           (account_id, key, request_hash, status, body, created_at, stored_as)
+    SELECT k.account_id, k.key, k.request_hash, k.status, k.body, $7, k.stored_as
+      FROM g, unnest($25::text[], $26::text[], $27::text[], $28::int[], $29::text[],
+                     $36::text[])
+                AS k(account_id, key, request_hash, status, body, stored_as)
 ), woken AS (
     SELECT pg_notify('racko', w.payload)
       FROM (SELECT 'g:' || g.id || ':' || $6 FROM g
@@ -264,7 +266,12 @@ pub(super) fn write_change(
             .bind::<Array<Nullable<Timestamp>>, _>(
                 new_seats.iter().map(|s| s.deadline).collect::<Vec<_>>(),
             )
-            .bind::<Array<Bool>, _>(new_seats.iter().map(|s| s.reminded).collect::<Vec<_>>()),
+            .bind::<Array<Bool>, _>(new_seats.iter().map(|s| s.reminded).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(
+                keys.iter()
+                    .map(|k| k.stored_as.as_str())
+                    .collect::<Vec<_>>(),
+            ),
     )
     .load(pg)?;
 

@@ -232,6 +232,7 @@ pub struct IdempotencyRow {
     pub status: i32,
     pub body: String,
     pub created_at: NaiveDateTime,
+    pub stored_as: String,
 }
 
 impl IdempotencyRow {
@@ -243,6 +244,7 @@ impl IdempotencyRow {
             status: i32::from(record.status),
             body: to_json("idempotent response", &record.body)?,
             created_at: record.created_at.naive_utc(),
+            stored_as: enum_text(&record.stored_as)?,
         })
     }
 
@@ -254,6 +256,7 @@ impl IdempotencyRow {
             status: u16::try_from(self.status).map_err(|e| bad_data("response status", e))?,
             body: from_json("idempotent response", &self.body)?,
             created_at: utc(self.created_at),
+            stored_as: enum_from_text("idempotency record", &self.stored_as)?,
         })
     }
 }

@@ -74,6 +74,7 @@ diesel::table! {
         status -> Integer,
         body -> Text,
         created_at -> Timestamp,
+        stored_as -> Text,
     }
 }
 

@@ -95,7 +95,7 @@ pub enum GameStatus {
     Cancelled,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatRecord {
     pub seat: u8,
     pub account_id: Uuid,
@@ -275,8 +275,21 @@ pub struct IdempotencyRecord {
     /// SHA-256 (hex) of what identifies the request (method, path, body).
     pub request_hash: String,
     pub status: u16,
+    /// What `stored_as` says it is.
     pub body: serde_json::Value,
     pub created_at: DateTime<Utc>,
+    pub stored_as: StoredAs,
+}
+
+/// What an idempotency record's body holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoredAs {
+    /// The answer as it was sent.
+    Answer,
+    /// What a game's change set that its log cannot give back; a retry rebuilds the answer
+    /// (`service::idempotency`).
+    Change,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -2,11 +2,12 @@
 //! for another request; retries that race each other still act once.
 
 use futures_util::future::join_all;
+use racko_rules::View;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp};
-use crate::tables::{create, players, post_with, small_game, view};
+use crate::tables::{create, join, players, post_with, small_game, view, Player};
 
 both_stores!(
     a_retried_action_is_applied_once,
@@ -14,6 +15,7 @@ both_stores!(
     retried_creates_and_joins_act_once,
     racing_retries_act_once,
     a_retry_after_the_answer_expired_is_a_new_request,
+    every_retried_action_of_a_game_gets_its_first_answer,
 );
 
 /// Answers are kept for `RACKO_IDEMPOTENCY_TTL_SECS`; the server sweeps them itself, and a
@@ -207,4 +209,150 @@ async fn racing_retries_act_once(app: TestApp) {
         count_events(&app, bob.token(), &id, "discard_taken").await,
         1
     );
+}
+
+/// One keyed request and the answer it got the first time.
+struct Sent {
+    path: String,
+    who: usize,
+    key: String,
+    body: Value,
+    answer: Value,
+}
+
+/// Sends `body` to `path` as `who` with a key of its own; keeps the answer.
+async fn send(app: &TestApp, table: &[Player], who: usize, path: String, body: Value) -> Sent {
+    let key = format!("k-{}", uuid::Uuid::new_v4());
+    let res = post_with(
+        app,
+        &path,
+        table[who].token(),
+        &[("idempotency-key", &key)],
+        &body,
+    )
+    .await;
+    let answer = json_body(res, StatusCode::OK).await;
+    Sent {
+        path,
+        who,
+        key,
+        body,
+        answer,
+    }
+}
+
+/// Retries `sent` and checks that it gets exactly the first answer.
+async fn retry(app: &TestApp, table: &[Player], sent: &Sent, when: &str) {
+    let key = [("idempotency-key", sent.key.as_str())];
+    let res = post_with(app, &sent.path, table[sent.who].token(), &key, &sent.body).await;
+    assert_eq!(
+        res.headers()
+            .get("idempotent-replayed")
+            .and_then(|v| v.to_str().ok()),
+        Some("true"),
+        "{when}: {}",
+        sent.body
+    );
+    let again = json_body(res, StatusCode::OK).await;
+    assert!(
+        again == sent.answer,
+        "{when}: the retry of {} answered\n{again}\ninstead of\n{}",
+        sent.body,
+        sent.answer
+    );
+}
+
+/// Issue 14: an action's key record keeps only what the change set and the log cannot give
+/// back; a retry rebuilds the answer from the log. Every action of a whole game (rounds ending,
+/// the game ending) and a resignation, retried once the game has moved on, get exactly the
+/// answer they got the first time: the view as the caller saw it then (R8: his own rack, not
+/// the other's), the events, the deadlines (R10.1).
+async fn every_retried_action_of_a_game_gets_its_first_answer(app: TestApp) {
+    let table = players(&app, &["ann", "bob", "cid"]).await;
+    let options = json!({ "options": { "players": 2, "target": 150 } });
+    let id = create(&app, &table[0], &options).await["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    join(&app, &table[1], &id).await;
+    let path = format!("/v1/games/{id}/actions");
+    let mut sent = Vec::new();
+    let mut finished = false;
+    for _ in 0..3000 {
+        let mut acted = false;
+        for who in 0..2 {
+            let seen = view(&app, &table[who], &id).await;
+            if seen["status"] == "finished" {
+                finished = true;
+                break;
+            }
+            let table_view: View = serde_json::from_value(seen["table"].clone()).expect("a view");
+            let Some(action) = racko_sample::choose(&table_view) else {
+                continue;
+            };
+            let body = json!({ "version": seen["version"], "action": action });
+            sent.push(send(&app, &table, who, path.clone(), body).await);
+            acted = true;
+            break;
+        }
+        if finished {
+            break;
+        }
+        assert!(acted, "nobody may act in {id}");
+    }
+    assert!(finished, "the game ends within 3000 actions");
+    let rounds = sent
+        .iter()
+        .filter(|s| s.answer.to_string().contains("\"round_ended\""))
+        .count();
+    assert!(rounds >= 1, "a round ended");
+    for (i, one) in sent.iter().enumerate() {
+        retry(&app, &table, one, &format!("action {i} after the game")).await;
+    }
+
+    // A resignation (R10.3; with three players the computer plays the seat on), retried
+    // after the others and the computer moved on.
+    let three = json!({ "options": { "players": 3, "target": 150 } });
+    let next = create(&app, &table[0], &three).await["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    join(&app, &table[1], &next).await;
+    join(&app, &table[2], &next).await;
+    let version = view(&app, &table[0], &next).await["version"].clone();
+    let resigned = send(
+        &app,
+        &table,
+        0,
+        format!("/v1/games/{next}/resign"),
+        json!({ "version": version }),
+    )
+    .await;
+    let resigned_at = resigned.answer["view"]["version"].as_i64();
+    let mut moves = 0;
+    for _ in 0..200 {
+        let mut acted = false;
+        for who in 1..3 {
+            let seen = view(&app, &table[who], &next).await;
+            let table_view: View = serde_json::from_value(seen["table"].clone()).expect("a view");
+            if let Some(action) = racko_sample::choose(&table_view) {
+                let body = json!({ "version": seen["version"], "action": action });
+                let path = format!("/v1/games/{next}/actions");
+                send(&app, &table, who, path, body).await;
+                acted = true;
+                moves += 1;
+                break;
+            }
+        }
+        if moves >= 6 {
+            break;
+        }
+        if !acted {
+            // ann's turn: the computer plays it by itself.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+    assert!(moves >= 6, "the others played on after the resignation");
+    assert!(view(&app, &table[1], &next).await["version"].as_i64() > resigned_at);
+    retry(&app, &table, &resigned, "the resignation").await;
 }
