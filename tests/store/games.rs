@@ -132,6 +132,12 @@ store_tests! {
             status: 201,
             body: json!({ "ok": true }),
             created_at: chrono::Utc::now(),
+            // What the body is, kept as is (a change's record on the game's write path).
+            stored_as: if key == "k1" {
+                StoredAs::Change
+            } else {
+                StoredAs::Answer
+            },
         };
         let with_key = |key: &str| {
             update(&store, new.id, |current| {
@@ -145,13 +151,15 @@ store_tests! {
         assert_eq!((stored.account_id, stored.key.as_str()), (a.id, "k1"));
         assert_eq!((stored.request_hash.as_str(), stored.status), ("abc", 201));
         assert_eq!(stored.body, json!({ "ok": true }));
+        assert_eq!(stored.stored_as, StoredAs::Change);
         let again = with_key("k1");
         assert!(matches!(again, Err(StoreError::Conflict(Code::IdempotencyKeyTaken))), "{again:?}");
         assert_eq!(store.game(new.id).unwrap().unwrap().version, 2);
         // A game's creation stores its key's answer in the same transaction.
         let other = new_game(&a, vec![seat(0, &a, true)]);
         store.insert_game(&other, &[], Some(&record("k2"))).unwrap();
-        assert!(store.idempotency_record(a.id, "k2").unwrap().is_some());
+        let stored = store.idempotency_record(a.id, "k2").unwrap().expect("stored");
+        assert_eq!(stored.stored_as, StoredAs::Answer);
         let third = new_game(&a, vec![seat(0, &a, true)]);
         let taken = store.insert_game(&third, &[], Some(&record("k2")));
         assert!(matches!(taken, Err(StoreError::Conflict(Code::IdempotencyKeyTaken))), "{taken:?}");
