@@ -65,6 +65,8 @@ pub struct Hub {
     pub tails: crate::service::tails::Tails,
     /// The newest items of the account feeds streamed here.
     pub feeds: crate::service::feed_tails::FeedTails,
+    /// The games this process wrote last, for the next action on them.
+    pub recent: crate::store::RecentGames,
 }
 
 /// Prune topics nobody waits for once the map holds this many (and twice as many after).
@@ -96,6 +98,9 @@ impl Hub {
 
     /// Wakes whoever waits on the wake's topic (if its seq is new to them).
     pub fn wake(&self, wake: Wake) {
+        if let Topic::Game(id) = wake.topic {
+            self.recent.heard(id, wake.seq);
+        }
         let mut topics = self.lock();
         let Some(tx) = topics.get(&wake.topic) else {
             return;
@@ -116,6 +121,7 @@ impl Hub {
     /// Wakes every waiter (they re-read their logs): after wake-ups may have been lost, e.g.
     /// while the `LISTEN` connection was down.
     pub fn wake_all(&self) {
+        self.recent.forget_all();
         let mut topics = self.lock();
         topics.retain(|_, tx| tx.receiver_count() > 0);
         for tx in topics.values() {

@@ -16,6 +16,7 @@ mod games;
 mod list;
 mod migrate;
 mod pg_write;
+mod recent;
 mod rows;
 mod schema;
 mod signed_in;
@@ -27,6 +28,7 @@ mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use feed::{NewFeedItem, StoredFeedItem};
+pub use recent::RecentGames;
 pub use types::*;
 pub use wake::Relay;
 pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
@@ -329,10 +331,11 @@ impl Store {
     /// the events with gapless per-game sequence numbers continuing the log (unique (game_id,
     /// seq)), the feed items and outbox rows, and stores the idempotency record if any.
     /// Returns the record as written and `decide`'s answer. When `decide` fails nothing is
-    /// written. `decide` may run twice: on PostgreSQL the game is first read without a lock
-    /// and written in one statement (`update_game_in_one_statement`); when another writer
-    /// came in between, the change is decided again in a transaction that holds the game's
-    /// row lock, as on SQLite (under the file's write lock). So concurrent calls on one game
+    /// written. `decide` may run more than once: on PostgreSQL the change is first decided on
+    /// the game as this process last wrote it (`recent`), else on the game read without a
+    /// lock, and written in one statement (`update_game_in_one_statement`); when another
+    /// writer came in between, it is decided again on the game read, and then in a
+    /// transaction that holds the game's row lock, as on SQLite (under the file's write lock). So concurrent calls on one game
     /// queue, each `decide` sees the state the previous one left, and the compare-and-set
     /// stays as the guard. Keep `decide` pure and quick. `Store(NotFound)` for an unknown game.
     pub fn update_game<T, E>(
@@ -375,6 +378,9 @@ impl Store {
             Some(done) => done,
             None => self.update_game_in_transaction(id, skip_locked, &decide)?,
         };
+        if let Target::Pg(_) = self.target {
+            self.hub.recent.keep(&written);
+        }
         // Before the wake-ups: the streams they wake here then find what is new in memory.
         self.hub
             .feeds
@@ -426,26 +432,38 @@ impl Store {
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<Option<Updated<T>>, UpdateError<E>> {
         let mut conn = self.conn()?;
+        // The game as this process wrote it last: if that is still the game, the write's
+        // compare-and-set says so, and the action took one round trip. A refusal, by the
+        // compare-and-set or by `decide`, is never the last word: the game is read and the
+        // action decided again on what is there.
+        if let Some(kept) = self.hub.recent.get(id) {
+            if let Ok((change, answer)) = decide(&kept) {
+                match mark_if_lost(&mut conn, |c| {
+                    write_in_one_statement(c, &kept, change, answer)
+                }) {
+                    Ok(Some(done)) => return Ok(Some(done)),
+                    Ok(None) => {}
+                    // A failed write may have committed all the same (the connection broke
+                    // after it) or not have run at all (the connection had died while idle).
+                    // Only when the game is still at the kept version is it sure not to have
+                    // happened, and safe to decide again.
+                    Err(e @ StoreError::Unavailable(_)) => {
+                        conn = self.conn()?;
+                        let now = self.fresh(&mut conn, |c| games::read_game(c, Some(id), None))?;
+                        if now.is_none_or(|game| game.version != kept.version) {
+                            return Err(e.into());
+                        }
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
         let current = self
             .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
             .ok_or(StoreError::NotFound)?;
         let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
-        let AnyConnection::Pg(pg) = &mut *conn else {
-            return Err(StoreError::Internal("not a PostgreSQL connection".into()).into());
-        };
         // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
-        Ok(
-            pg_write::write_change(pg, &current, &change)?.map(|(written, mut wakes)| {
-                wakes.push(game_wake(&written));
-                Updated {
-                    written,
-                    answer,
-                    wakes,
-                    events: change.events,
-                    feed: change.feed,
-                }
-            }),
-        )
+        Ok(write_in_one_statement(&mut conn, &current, change, answer)?)
     }
 
     /// Runs `read` on a pooled connection, once more on a new one when that one was lost
@@ -647,6 +665,31 @@ fn mark_if_lost<T>(
         conn::mark_broken(conn);
     }
     result
+}
+
+/// Writes `change` over `current` in PostgreSQL's one statement (`pg_write`): None when the
+/// compare-and-set found another version.
+fn write_in_one_statement<T>(
+    conn: &mut AnyConnection,
+    current: &GameRecord,
+    change: GameChange,
+    answer: T,
+) -> Result<Option<Updated<T>>, StoreError> {
+    let AnyConnection::Pg(pg) = conn else {
+        return Err(StoreError::Internal("not a PostgreSQL connection".into()));
+    };
+    Ok(
+        pg_write::write_change(pg, current, &change)?.map(|(written, mut wakes)| {
+            wakes.push(game_wake(&written));
+            Updated {
+                written,
+                answer,
+                wakes,
+                events: change.events,
+                feed: change.feed,
+            }
+        }),
+    )
 }
 
 fn game_wake(game: &GameRecord) -> Wake {
