@@ -112,23 +112,17 @@ async fn play_one(client: &Client, base: &str, tokens: &[String], id: &str) -> (
     panic!("nobody may act in an active game");
 }
 
-#[actix_web::test]
-async fn two_serve_processes_on_one_postgres_wake_each_other() {
-    if !enabled(TestBackend::Postgres) {
-        eprintln!("skipped: Postgres is not in RACKO_TEST_BACKENDS");
-        return;
-    }
-    let db = TestDb::new(TestBackend::Postgres);
-    let (a, b) = two_servers(&db).await;
-    let client = Client::new();
+/// ann and bob, signed up on `base`, in a game ann created there and bob joined (so it
+/// started): their tokens, the game's id and its version.
+async fn started_game(client: &Client, base: &str) -> ([String; 2], String, i64) {
     let tokens = [
-        register(&client, &a.url, "ann").await,
-        register(&client, &a.url, "bob").await,
+        register(client, base, "ann").await,
+        register(client, base, "bob").await,
     ];
     let options = json!({ "options": { "players": 2, "target": 100000 } });
     let game = call(
-        &client,
-        &a.url,
+        client,
+        base,
         Method::POST,
         "/v1/games",
         Some(&tokens[0]),
@@ -138,9 +132,9 @@ async fn two_serve_processes_on_one_postgres_wake_each_other() {
     .await;
     let id = game["id"].as_str().expect("id").to_string();
     let path = format!("/v1/games/{id}/join");
-    call(
-        &client,
-        &a.url,
+    let joined = call(
+        client,
+        base,
         Method::POST,
         &path,
         Some(&tokens[1]),
@@ -148,6 +142,20 @@ async fn two_serve_processes_on_one_postgres_wake_each_other() {
         StatusCode::OK,
     )
     .await;
+    let version = joined["version"].as_i64().expect("version");
+    (tokens, id, version)
+}
+
+#[actix_web::test]
+async fn two_serve_processes_on_one_postgres_wake_each_other() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: Postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let (a, b) = two_servers(&db).await;
+    let client = Client::new();
+    let (tokens, id, _) = started_game(&client, &a.url).await;
     let path = format!("/v1/games/{id}/events?after=0&limit=500");
     let page = call(
         &client,
@@ -208,34 +216,7 @@ async fn actions_alternating_between_two_processes_each_apply_once() {
     let db = TestDb::new(TestBackend::Postgres);
     let (a, b) = two_servers(&db).await;
     let client = Client::new();
-    let tokens = [
-        register(&client, &a.url, "ann").await,
-        register(&client, &a.url, "bob").await,
-    ];
-    let options = json!({ "options": { "players": 2, "target": 100000 } });
-    let game = call(
-        &client,
-        &a.url,
-        Method::POST,
-        "/v1/games",
-        Some(&tokens[0]),
-        Some(options),
-        StatusCode::CREATED,
-    )
-    .await;
-    let id = game["id"].as_str().expect("id").to_string();
-    let path = format!("/v1/games/{id}/join");
-    let joined = call(
-        &client,
-        &a.url,
-        Method::POST,
-        &path,
-        Some(&tokens[1]),
-        None,
-        StatusCode::OK,
-    )
-    .await;
-    let start = joined["version"].as_i64().expect("version");
+    let (tokens, id, start) = started_game(&client, &a.url).await;
     const ACTIONS: i64 = 24;
     for n in 0..ACTIONS {
         // A, A, B, B, A, A, …: each process acts after its own write and after the other's.
