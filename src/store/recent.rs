@@ -15,7 +15,8 @@ use uuid::Uuid;
 
 use super::GameRecord;
 
-/// How many games are kept; past it, one is let go for each new one (a few MB at most).
+/// How many games are kept; past it, one is let go for each new one. A record is a game's
+/// state and seats: a few KB.
 const KEEP: usize = 4096;
 
 #[derive(Default)]
