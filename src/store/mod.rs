@@ -335,8 +335,8 @@ impl Store {
     /// the game as this process last wrote it (`recent`), else on the game read without a
     /// lock, and written in one statement (`update_game_in_one_statement`); when another
     /// writer came in between, it is decided again on the game read, and then in a
-    /// transaction that holds the game's row lock, as on SQLite (under the file's write lock). So concurrent calls on one game
-    /// queue, each `decide` sees the state the previous one left, and the compare-and-set
+    /// transaction that holds the game's row lock, as on SQLite (under the file's write
+    /// lock). So concurrent calls on one game queue, each `decide` sees the state the previous one left, and the compare-and-set
     /// stays as the guard. Keep `decide` pure and quick. `Store(NotFound)` for an unknown game.
     pub fn update_game<T, E>(
         &self,
@@ -432,6 +432,8 @@ impl Store {
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<Option<Updated<T>>, UpdateError<E>> {
         let mut conn = self.conn()?;
+        // The game as read after a failed write on the kept game, if it came to that.
+        let mut read = None;
         // The game as this process wrote it last: if that is still the game, the write's
         // compare-and-set says so, and the action took one round trip. A refusal, by the
         // compare-and-set or by `decide`, is never the last word: the game is read and the
@@ -450,17 +452,21 @@ impl Store {
                     Err(e @ StoreError::Unavailable(_)) => {
                         conn = self.conn()?;
                         let now = self.fresh(&mut conn, |c| games::read_game(c, Some(id), None))?;
-                        if now.is_none_or(|game| game.version != kept.version) {
-                            return Err(e.into());
+                        match now {
+                            Some(game) if game.version == kept.version => read = Some(game),
+                            _ => return Err(e.into()),
                         }
                     }
                     Err(e) => return Err(e.into()),
                 }
             }
         }
-        let current = self
-            .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
-            .ok_or(StoreError::NotFound)?;
+        let current = match read {
+            Some(game) => game,
+            None => self
+                .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
+                .ok_or(StoreError::NotFound)?,
+        };
         let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
         // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
         Ok(write_in_one_statement(&mut conn, &current, change, answer)?)
