@@ -336,8 +336,9 @@ impl Store {
     /// lock, and written in one statement (`update_game_in_one_statement`); when another
     /// writer came in between, it is decided again on the game read, and then in a
     /// transaction that holds the game's row lock, as on SQLite (under the file's write
-    /// lock). So concurrent calls on one game queue, each `decide` sees the state the previous one left, and the compare-and-set
-    /// stays as the guard. Keep `decide` pure and quick. `Store(NotFound)` for an unknown game.
+    /// lock). So concurrent calls on one game queue, each `decide` sees the state the previous
+    /// one left, and the compare-and-set stays as the guard. Keep `decide` pure and quick.
+    /// `Store(NotFound)` for an unknown game.
     pub fn update_game<T, E>(
         &self,
         id: Uuid,
