@@ -129,6 +129,15 @@ impl Hub {
         }
     }
 
+    /// The topics somebody waits on.
+    pub fn waited(&self) -> Vec<Topic> {
+        self.lock()
+            .iter()
+            .filter(|(_, tx)| tx.receiver_count() > 0)
+            .map(|(topic, _)| *topic)
+            .collect()
+    }
+
     /// Topics with at least one waiter (for tests and metrics).
     pub fn waiting(&self) -> usize {
         self.lock()

@@ -5,9 +5,10 @@
 //! position. A lost or merged wake-up therefore delays at worst, never loses or reorders.
 //!
 //! - [`hub::Hub`]: one per store, in process: a `watch` channel per game and per account.
-//!   The store wakes it after each commit; on PostgreSQL a `LISTEN` connection per process
-//!   (`Store::relay_wakeups`) also wakes it for commits of other processes (`pg_notify` is sent
-//!   inside the write transaction, so it is delivered at commit and never for a rollback).
+//!   The store wakes it after each commit; on PostgreSQL one connection per process
+//!   (`Store::relay`) also sends those wake-ups to the other processes (`pg_notify`, after the
+//!   commit, so never for a rollback) and wakes the hub for theirs, with a periodic re-read
+//!   for what a process killed before it announced its commit would leave unsaid.
 //! - [`sse`]: Server-Sent Events over a bounded channel per connection, with heartbeats.
 //! - [`wait`]: long-polling on the same wake-ups.
 //! - [`deliver`]: the webhook worker of every process, over the transactional outbox, with

@@ -30,7 +30,7 @@ pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use recent::RecentGames;
 pub use types::*;
-pub use wake::Relay;
+pub use wake::{Relay, RECHECK};
 pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -79,6 +79,8 @@ pub struct Store {
     statements: Arc<AtomicU64>,
     /// Accounts as token checks read them, for a few seconds (PostgreSQL only).
     signed_in: Arc<signed_in::SignedIn>,
+    /// Wake-ups committed here, for the relay to send to the other processes (PostgreSQL).
+    announcements: Arc<wake::Announcements>,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -133,6 +135,7 @@ impl Store {
             reminder_lead: DEFAULT_REMINDER_LEAD,
             statements,
             signed_in: Arc::default(),
+            announcements: Arc::default(),
         })
     }
 
@@ -249,12 +252,8 @@ impl Store {
         events: &[NewEvent],
         idempotency: Option<&IdempotencyRecord>,
     ) -> Result<GameRecord, StoreError> {
-        let record = self.write(|conn| {
-            let record = games::insert_game(conn, game, events, idempotency)?;
-            wake::announce(conn, &[game_wake(&record)])?;
-            Ok::<_, StoreError>(record)
-        })?;
-        self.hub.wake(game_wake(&record));
+        let record = self.write(|conn| games::insert_game(conn, game, events, idempotency))?;
+        self.woke(&[game_wake(&record)]);
         self.wake_sweeper_if_due(&record);
         Ok(record)
     }
@@ -387,9 +386,7 @@ impl Store {
             .feeds
             .follow(feed::as_stored(&written, &wakes, feed));
         self.hub.tails.follow(&written, events);
-        for wake in wakes {
-            self.hub.wake(wake);
-        }
+        self.woke(&wakes);
         self.wake_sweeper_if_due(&written);
         Ok((written, answer))
     }
@@ -407,10 +404,9 @@ impl Store {
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
             let written = games::apply_change(conn, &current, &change)?;
-            // The feed items and the wake-ups commit (or roll back) with the change.
+            // The feed items commit (or roll back) with the change.
             let mut wakes = feed::append(conn, &written, &change.feed)?;
             wakes.push(game_wake(&written));
-            wake::announce(conn, &wakes)?;
             Ok::<_, UpdateError<E>>(Updated {
                 written,
                 answer,
@@ -543,6 +539,15 @@ impl Store {
 
     // ---- notifications ----
 
+    /// After a commit: wakes this process's waiters on `wakes` at once, and queues them for the
+    /// other processes (see `wake`).
+    fn woke(&self, wakes: &[Wake]) {
+        for wake in wakes {
+            self.hub.wake(*wake);
+        }
+        self.announcements.push(wakes);
+    }
+
     /// This process's hub: subscribe to a game or an account feed before reading it.
     pub fn hub(&self) -> &Arc<Hub> {
         &self.hub
@@ -556,6 +561,7 @@ impl Store {
                 url: url.clone(),
                 hub: Arc::downgrade(&self.hub),
                 signed_in: Arc::downgrade(&self.signed_in),
+                announcements: self.announcements.clone(),
             }),
             Target::Sqlite(..) => None,
         }

@@ -1,8 +1,9 @@
 //! PostgreSQL: a game's change written in ONE statement (issue 14). The compare-and-set on the
 //! version, the events, the seats that changed, the account feed items with their gapless
-//! per-account seq, their webhook outbox rows, the idempotency record and the wake-ups are the
-//! parts of one `WITH … ` statement. Run outside an explicit transaction, it commits on its
-//! own, all or nothing: one round trip where the transactional form took about a dozen.
+//! per-account seq, their webhook outbox rows and the idempotency record are the parts of one
+//! `WITH … ` statement. Run outside an explicit transaction, it commits on its own, all or
+//! nothing: one round trip where the transactional form took about a dozen. (The wake-ups go
+//! out after it, see `wake`.)
 //!
 //! Every part is driven by the row the `UPDATE games` returns: when the compare-and-set finds
 //! another version, nothing else is written (and no row locks beyond the game's are taken).
@@ -85,15 +86,8 @@ WITH g AS (
       FROM g, unnest($25::text[], $26::text[], $27::text[], $28::int[], $29::text[],
                      $36::text[])
                 AS k(account_id, key, request_hash, status, body, stored_as)
-), woken AS (
-    SELECT pg_notify('racko', w.payload)
-      FROM (SELECT 'g:' || g.id || ':' || $6 FROM g
-            UNION ALL
-            SELECT 'a:' || h.account_id || ':' || h.last_seq FROM heads h) AS w(payload)
 )
-SELECT (SELECT count(*) FROM g) AS written,
-       (SELECT count(*) FROM woken) AS woken,
-       h.account_id, h.last_seq
+SELECT (SELECT count(*) FROM g) AS written, h.account_id, h.last_seq
   FROM (SELECT 1) AS one LEFT JOIN heads h ON true
 "#;
 
@@ -127,9 +121,6 @@ impl<Q, C> RunQueryDsl<C> for Prepared<Q> {}
 struct Outcome {
     #[diesel(sql_type = BigInt)]
     written: i64,
-    #[diesel(sql_type = BigInt)]
-    #[allow(dead_code)] // read only so that the notifications are sent
-    woken: i64,
     #[diesel(sql_type = Nullable<Text>)]
     account_id: Option<String>,
     #[diesel(sql_type = Nullable<BigInt>)]

@@ -1,40 +1,84 @@
-//! Wake-ups across processes. PostgreSQL: `pg_notify` inside the write transaction (delivered
-//! at commit, never for a rollback), and one `LISTEN` connection per process that hands what
-//! it hears to the hub. SQLite has one process per file: the store wakes its hub after commit.
+//! Wake-ups across processes (PostgreSQL). One thread per process ([`Relay::run`]) holds one
+//! connection: it `LISTEN`s and hands what it hears to the hub, and it sends this process's
+//! wake-ups, queued after each commit ([`Announcements`]), in one `pg_notify` statement per
+//! tick. SQLite has one process per file: the store wakes its hub after commit, and that is all.
+//!
+//! Why after the commit and not inside the write: PostgreSQL lets only one notifying
+//! transaction commit at a time, holding a lock until its commit is flushed, so a `pg_notify`
+//! in every write undoes group commit (issue 14 measured 10-25 % of the throughput). The price:
+//! a process killed between its commit and the next tick never announces that commit. Every
+//! relay therefore also re-reads, every [`RECHECK`], how far the games and feeds its waiters
+//! follow have got, and wakes them where the database is ahead of what they were told.
 
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
+use diesel::sql_types::{Array, BigInt, Text};
 
 use super::conn::AnyConnection;
 use super::signed_in::SignedIn;
 use super::StoreError;
-use crate::notify::{Hub, Wake};
+use crate::notify::{Hub, Topic, Wake};
 
 /// The channel every process listens on.
 const CHANNEL: &str = "racko";
-/// How often the listener asks libpq for what arrived (diesel offers no blocking wait).
+/// How often the relay sends what was queued and asks libpq for what arrived (diesel offers
+/// no blocking wait): at most this much later than the commit does another process hear it.
 const POLL: Duration = Duration::from_millis(10);
-/// A round trip this often notices a connection that died without a word.
-const PING: Duration = Duration::from_secs(5);
+/// How often the relay compares its waiters' topics with the database (see the module docs):
+/// the longest a commit whose announcement died with its process keeps a stream waiting.
+pub const RECHECK: Duration = Duration::from_secs(2);
+/// At most this many wake-ups wait to be sent; more (a long outage) are dropped, and the
+/// recheck of the other processes finds them.
+const QUEUE_LIMIT: usize = 65_536;
 
-/// Sends `wakes` at commit of the caller's transaction (PostgreSQL; nothing on SQLite).
-pub(super) fn announce(conn: &mut AnyConnection, wakes: &[Wake]) -> Result<(), StoreError> {
-    if let AnyConnection::Pg(pg) = conn {
+/// This process's wake-ups, committed and not yet sent to the others.
+#[derive(Default)]
+pub struct Announcements {
+    queue: Mutex<Vec<String>>,
+    /// A relay runs: without one nobody would send, so nothing is queued.
+    relayed: AtomicBool,
+}
+
+impl Announcements {
+    fn lock(&self) -> MutexGuard<'_, Vec<String>> {
+        // Pushes and takes only: a panic elsewhere cannot leave the queue inconsistent.
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues `wakes` for the other processes; call after they committed.
+    pub(super) fn push(&self, wakes: &[Wake]) {
+        if !self.relayed.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut queue = self.lock();
         for wake in wakes {
-            diesel::sql_query("SELECT pg_notify('racko', $1)")
-                .bind::<Text, _>(wake.payload())
-                .execute(pg)?;
+            if queue.len() < QUEUE_LIMIT {
+                queue.push(wake.payload());
+            }
         }
     }
-    Ok(())
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Puts back what could not be sent, ahead of what came since.
+    fn put_back(&self, mut unsent: Vec<String>) {
+        let mut queue = self.lock();
+        unsent.append(&mut queue);
+        unsent.truncate(QUEUE_LIMIT);
+        *queue = unsent;
+    }
 }
 
 /// Tells every process, at commit of the caller's transaction, that account `id` changed in a
-/// way a token check reads (PostgreSQL; nothing on SQLite). See `signed_in`.
+/// way a token check reads (PostgreSQL; nothing on SQLite). See `signed_in`. Inside the
+/// transaction, unlike game wake-ups: a signed-out token must stop working everywhere, even
+/// if this process dies at once, and these commits are rare.
 pub(super) fn announce_account_change(
     conn: &mut AnyConnection,
     id: uuid::Uuid,
@@ -47,30 +91,33 @@ pub(super) fn announce_account_change(
     Ok(())
 }
 
-/// Relays other processes' wake-ups to this process's hub; see [`Relay::run`].
+/// Relays wake-ups between this process's hub and the others; see [`Relay::run`].
 pub struct Relay {
     pub(super) url: String,
     pub(super) hub: Weak<Hub>,
     /// Accounts kept for token checks: a change to one, heard here, forgets it.
     pub(super) signed_in: Weak<SignedIn>,
+    pub(super) announcements: Arc<Announcements>,
 }
 
 impl Relay {
-    /// Listens until the hub is dropped (the store is gone), reconnecting with a growing pause
+    /// Relays until the hub is dropped (the store is gone), reconnecting with a growing pause
     /// when the connection fails. After each (re)connect every waiter is woken once, as
     /// wake-ups may have been missed while nobody listened. Blocks: run it on its own thread.
     pub fn run(self) {
+        self.announcements.relayed.store(true, Ordering::Relaxed);
         let mut pause = Duration::from_millis(100);
         while self.hub.strong_count() > 0 {
             match self.listen() {
-                Ok(()) => return,
+                Ok(()) => break,
                 Err(e) => {
-                    tracing::warn!(error = %e, "wake-up listener lost its connection; reconnecting");
+                    tracing::warn!(error = %e, "wake-up relay lost its connection; reconnecting");
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_secs(5));
                 }
             }
         }
+        self.announcements.relayed.store(false, Ordering::Relaxed);
     }
 
     /// Ok when the hub is gone; Err when the connection failed.
@@ -86,11 +133,12 @@ impl Relay {
         if let Some(signed_in) = self.signed_in.upgrade() {
             signed_in.forget_all();
         }
-        let mut pinged = Instant::now();
+        let mut rechecked = Instant::now();
         loop {
             let Some(hub) = self.hub.upgrade() else {
                 return Ok(());
             };
+            self.send(&mut conn)?;
             for heard in conn.notifications_iter() {
                 let payload = heard?.payload;
                 if let Some(wake) = Wake::parse(&payload) {
@@ -101,14 +149,80 @@ impl Relay {
                     }
                 }
             }
-            drop(hub);
-            if pinged.elapsed() >= PING {
-                conn.batch_execute("SELECT 1")?;
-                pinged = Instant::now();
+            // Also notices a connection that died without a word.
+            if rechecked.elapsed() >= RECHECK {
+                recheck(&mut conn, &hub)?;
+                rechecked = Instant::now();
             }
+            drop(hub);
             std::thread::sleep(POLL);
         }
     }
+
+    /// Sends the queued wake-ups in one statement (one transaction, which writes nothing and
+    /// so waits for no flush). What fails is put back for the next connection.
+    fn send(&self, conn: &mut PgConnection) -> Result<(), StoreError> {
+        let payloads = self.announcements.take();
+        if payloads.is_empty() {
+            return Ok(());
+        }
+        let sent = diesel::sql_query("SELECT pg_notify('racko', p) FROM unnest($1::text[]) AS p")
+            .bind::<Array<Text>, _>(&payloads)
+            .execute(conn);
+        if let Err(e) = sent {
+            self.announcements.put_back(payloads);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+}
+
+#[derive(QueryableByName)]
+struct Reached {
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = BigInt)]
+    seq: i64,
+}
+
+/// Wakes the waiters of every topic the database has got further in than they were told:
+/// one statement, whatever the number of topics (none: a plain round trip).
+fn recheck(conn: &mut PgConnection, hub: &Hub) -> Result<(), StoreError> {
+    let (mut games, mut accounts) = (Vec::new(), Vec::new());
+    for topic in hub.waited() {
+        match topic {
+            Topic::Game(id) => games.push(id.to_string()),
+            Topic::Account(id) => accounts.push(id.to_string()),
+        }
+    }
+    if games.is_empty() && accounts.is_empty() {
+        conn.batch_execute("SELECT 1")?;
+        return Ok(());
+    }
+    let reached: Vec<Reached> = diesel::sql_query(
+        "SELECT 'g' AS kind, id, last_seq AS seq FROM games WHERE id = ANY($1) \
+         UNION ALL \
+         SELECT 'a', account_id, last_seq FROM account_feed_heads WHERE account_id = ANY($2)",
+    )
+    .bind::<Array<Text>, _>(&games)
+    .bind::<Array<Text>, _>(&accounts)
+    .load(conn)?;
+    for row in reached {
+        let Ok(id) = uuid::Uuid::parse_str(&row.id) else {
+            continue;
+        };
+        let topic = match row.kind.as_str() {
+            "g" => Topic::Game(id),
+            _ => Topic::Account(id),
+        };
+        hub.wake(Wake {
+            topic,
+            seq: row.seq,
+        });
+    }
+    Ok(())
 }
 
 /// For `Store::open`: a fresh hub.

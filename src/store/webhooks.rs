@@ -482,14 +482,8 @@ impl Store {
     /// Records how an attempt at `claimed` went (see [`Attempt`]).
     pub fn finish_delivery(&self, claimed: &Claimed, attempt: &Attempt) -> Result<(), StoreError> {
         let now = super::now();
-        let wakes = self.write(|conn| {
-            let wakes = finish(conn, claimed, attempt, now)?;
-            super::wake::announce(conn, &wakes)?;
-            Ok::<_, StoreError>(wakes)
-        })?;
-        for wake in wakes {
-            self.hub.wake(wake);
-        }
+        let wakes = self.write(|conn| finish(conn, claimed, attempt, now))?;
+        self.woke(&wakes);
         Ok(())
     }
 }

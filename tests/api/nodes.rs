@@ -324,3 +324,123 @@ async fn signing_out_on_one_process_stops_the_token_on_the_other() {
         .await;
     }
 }
+
+/// Issue 14: a process sends its wake-ups to the others after the commit (`store::wake`), so
+/// one killed in between leaves a commit nobody announced. Streams held on other processes
+/// still get it, from each process's periodic recheck of what its waiters follow. The writer
+/// that never announces is a store in this test process with no relay running: like a
+/// process killed after its commit, it tells nobody.
+#[actix_web::test]
+async fn a_commit_nobody_announced_still_reaches_the_streams_of_other_processes() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: Postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let url = db.url.clone();
+    let server = tokio::task::spawn_blocking(move || ServeProcess::start(&url, &[]))
+        .await
+        .expect("the server starts");
+    let client = Client::new();
+    let (tokens, id, _) = started_game(&client, &server.url).await;
+    let game_id: uuid::Uuid = id.parse().expect("a game id");
+
+    // Both players' streams of the game and of their feeds, held on the server.
+    let path = format!("/v1/games/{id}/events?after=0&limit=500");
+    let page = call(
+        &client,
+        &server.url,
+        Method::GET,
+        &path,
+        Some(&tokens[0]),
+        None,
+        StatusCode::OK,
+    )
+    .await;
+    let last = page["next_after"].as_i64().expect("next_after");
+    let path = format!("/v1/games/{id}/stream");
+    let mut game_stream = Stream::open_at(&server.url, &path, Some(&tokens[0]), Some(last)).await;
+    let mut callers = Vec::new();
+    let mut feeds = Vec::new();
+    for token in &tokens {
+        let me = call(
+            &client,
+            &server.url,
+            Method::GET,
+            "/v1/accounts/me",
+            Some(token),
+            None,
+            StatusCode::OK,
+        )
+        .await;
+        callers.push(racko::service::Caller {
+            id: me["id"].as_str().and_then(|s| s.parse().ok()).expect("id"),
+            username: me["username"].as_str().expect("username").to_string(),
+        });
+        let page = call(
+            &client,
+            &server.url,
+            Method::GET,
+            "/v1/me/feed?after=0",
+            Some(token),
+            None,
+            StatusCode::OK,
+        )
+        .await;
+        let after = page["items"]
+            .as_array()
+            .and_then(|items| items.last())
+            .and_then(|item| item["seq"].as_i64())
+            .unwrap_or(0);
+        let stream = Stream::open_at(&server.url, "/v1/me/stream", Some(token), Some(after)).await;
+        feeds.push((after, stream));
+    }
+
+    // The silent writer plays until the turn has passed (a `your_turn` item in a feed).
+    let store = racko::store::Store::open(&db.url, 1).expect("a store of its own");
+    let mut seq = last;
+    let mut turn_passed = false;
+    while !turn_passed {
+        let game = store.game(game_id).expect("read").expect("the game");
+        let mover = callers
+            .iter()
+            .find(|caller| {
+                let view = racko::service::play::view(&store, caller, game_id).expect("a view");
+                racko_sample::choose(&view.table).is_some()
+            })
+            .expect("somebody may act");
+        let view = racko::service::play::view(&store, mover, game_id).expect("a view");
+        let action = racko_sample::choose(&view.table).expect("an action");
+        racko::service::play::act(&store, mover, game_id, game.version, &action, None)
+            .expect("the action applies");
+        let after = store.game(game_id).expect("read").expect("the game");
+        seq = after.last_seq;
+        turn_passed = awaits_another(&after, mover.id);
+    }
+
+    let patience = racko::store::RECHECK + Duration::from_secs(3);
+    let frames = game_stream.until(seq, patience).await;
+    assert_eq!(
+        frames.last().map(|f| f.id),
+        Some(seq),
+        "the game stream got every event, unannounced"
+    );
+    let mut told = 0;
+    for (after, stream) in &mut feeds {
+        if let Some(frame) = stream.next(patience).await {
+            assert_eq!(frame.id, *after + 1, "the feed stream continues its feed");
+            told += 1;
+        }
+    }
+    assert!(
+        told >= 1,
+        "the player whose turn came was told on his feed stream"
+    );
+}
+
+/// Whether the game now waits for someone other than `mover`.
+fn awaits_another(game: &racko::store::GameRecord, mover: uuid::Uuid) -> bool {
+    game.seats
+        .iter()
+        .any(|s| s.awaiting && s.account_id != mover)
+}
