@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use racko_rules::View;
 use racko_sample as sample;
 use reqwest::Method;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 struct Args {
@@ -89,13 +90,14 @@ struct Client {
 }
 
 impl Client {
+    /// The answer's status and body, unparsed.
     async fn call(
         &self,
         method: reqwest::Method,
         path: &str,
         token: Option<&str>,
         body: Option<Value>,
-    ) -> Result<(u16, Value)> {
+    ) -> Result<(u16, Vec<u8>)> {
         let acting = method == Method::POST && path.ends_with("/actions");
         let mut req = self.http.request(method, format!("{}{path}", self.url));
         if self.keys && acting {
@@ -109,17 +111,19 @@ impl Client {
         }
         let resp = req.send().await.map_err(|e| format!("{path}: {e}"))?;
         let status = resp.status().as_u16();
-        let body = resp.json::<Value>().await.unwrap_or(Value::Null);
-        Ok((status, body))
+        let body = resp.bytes().await.map_err(|e| format!("{path}: {e}"))?;
+        Ok((status, body.to_vec()))
     }
 
-    async fn expect(
+    /// A success's body as `T`: only the fields the tool reads are kept, as a client that
+    /// knows the schema would.
+    async fn expect<T: for<'de> Deserialize<'de>>(
         &self,
         method: reqwest::Method,
         path: &str,
         token: Option<&str>,
         body: Option<Value>,
-    ) -> Result<Value> {
+    ) -> Result<T> {
         let (status, body) = self.call(method, path, token, body).await?;
         if status == 429 {
             return Err(format!(
@@ -128,18 +132,41 @@ impl Client {
             ));
         }
         if status >= 300 {
-            return Err(format!("{path}: {status} {body}"));
+            return Err(format!(
+                "{path}: {status} {}",
+                String::from_utf8_lossy(&body)
+            ));
         }
-        Ok(body)
+        serde_json::from_slice(&body).map_err(|e| format!("{path}: {e}"))
     }
+}
+
+/// What the tool reads of a `GameView`.
+#[derive(Debug, Deserialize)]
+struct Seen {
+    version: i64,
+    status: String,
+    table: View,
+}
+
+/// What the tool reads of an `ActionResult`.
+#[derive(Deserialize)]
+struct Acted {
+    view: Seen,
+    events: Vec<Logged>,
+}
+
+#[derive(Deserialize)]
+struct Logged {
+    seq: i64,
 }
 
 /// One game being played: its players' tokens and the last view each seat has seen.
 struct Game {
     id: String,
     tokens: [String; 2],
-    /// Each seat's last `GameView` (JSON) and whether it is still the game's latest version.
-    views: [Value; 2],
+    /// Each seat's last view and whether it is still the game's latest version.
+    views: [Option<Seen>; 2],
     fresh: [bool; 2],
 }
 
@@ -163,12 +190,12 @@ impl Game {
     async fn setup(client: &Client, target: u32) -> Result<Game> {
         let mut tokens = Vec::new();
         for _ in 0..2 {
-            let guest = client
+            let guest: Value = client
                 .expect(Method::POST, "/v1/guests", None, Some(json!({})))
                 .await?;
             tokens.push(guest["token"].as_str().ok_or("no token")?.to_string());
         }
-        let game = client
+        let game: Value = client
             .expect(
                 Method::POST,
                 "/v1/games",
@@ -177,7 +204,7 @@ impl Game {
             )
             .await?;
         let id = game["id"].as_str().ok_or("no game id")?.to_string();
-        client
+        let _: Value = client
             .expect(
                 Method::POST,
                 &format!("/v1/games/{id}/join"),
@@ -188,7 +215,7 @@ impl Game {
         let mut game = Game {
             id,
             tokens: [tokens[0].clone(), tokens[1].clone()],
-            views: [Value::Null, Value::Null],
+            views: [None, None],
             fresh: [false, false],
         };
         for seat in 0..2 {
@@ -199,7 +226,7 @@ impl Game {
 
     /// GET the game as `seat` sees it.
     async fn read(&mut self, client: &Client, seat: usize) -> Result<()> {
-        let view = client
+        let view: Seen = client
             .expect(
                 Method::GET,
                 &format!("/v1/games/{}", self.id),
@@ -207,10 +234,12 @@ impl Game {
                 None,
             )
             .await?;
-        let version = view["version"].clone();
-        self.views[seat] = view;
+        let version = view.version;
+        self.views[seat] = Some(view);
         for other in 0..2 {
-            self.fresh[other] = self.views[other]["version"] == version;
+            self.fresh[other] = self.views[other]
+                .as_ref()
+                .is_some_and(|v| v.version == version);
         }
         Ok(())
     }
@@ -224,11 +253,12 @@ impl Game {
         while played.latencies.len() < max_actions {
             // The seats expected to act, as the latest view known says.
             let latest = if self.fresh[0] { 0 } else { 1 };
-            if self.views[latest]["status"] != "active" {
+            let view = self.view(latest)?;
+            if view.status != "active" {
                 break;
             }
-            let table = table_of(&self.views[latest])?;
-            let mut candidates: Vec<usize> = table.awaiting.iter().map(|&s| s as usize).collect();
+            let mut candidates: Vec<usize> =
+                view.table.awaiting.iter().map(|&s| s as usize).collect();
             candidates.retain(|&s| s < 2);
             if candidates.is_empty() {
                 candidates = vec![0, 1];
@@ -240,18 +270,18 @@ impl Game {
                     self.read(client, seat).await?;
                     played.gets += 1;
                 }
-                if let Some(action) = sample::choose(&table_of(&self.views[seat])?) {
+                if let Some(action) = sample::choose(&self.view(seat)?.table) {
                     chosen = Some((seat, action));
                     break;
                 }
             }
             let Some((seat, action)) = chosen else {
                 return Err(format!(
-                    "game {}: no seat has a move (views {} / {})",
+                    "game {}: no seat has a move (views {:?} / {:?})",
                     self.id, self.views[0], self.views[1]
                 ));
             };
-            let body = json!({"version": self.views[seat]["version"], "action": action});
+            let body = json!({"version": self.view(seat)?.version, "action": action});
             let started = Instant::now();
             let (status, reply) = client
                 .call(
@@ -263,28 +293,31 @@ impl Game {
                 .await?;
             let took = started.elapsed();
             played.latencies.push(took);
+            if status != 200 {
+                let reply = String::from_utf8_lossy(&reply);
+                return Err(format!("action refused: {status} {reply}"));
+            }
+            let reply: Acted =
+                serde_json::from_slice(&reply).map_err(|e| format!("action answer: {e}"))?;
             // The log's length so far: the seq of the last event this action added.
-            let logged = reply["events"]
-                .as_array()
-                .and_then(|events| events.last())
-                .and_then(|event| event["seq"].as_i64())
-                .unwrap_or(0);
+            let logged = reply.events.last().map_or(0, |event| event.seq);
             if played.latencies.len() <= EARLY_ACTIONS {
                 played.early.push(took);
             } else if logged >= LATE_EVENTS {
                 played.late.push(took);
             }
-            if status != 200 {
-                return Err(format!("action refused: {status} {reply}"));
-            }
-            let Value::Object(mut reply) = reply else {
-                return Err(format!("action answer is not an object: {reply}"));
-            };
-            self.views[seat] = reply.remove("view").ok_or("action answer has no view")?;
+            self.views[seat] = Some(reply.view);
             self.fresh = [false, false];
             self.fresh[seat] = true;
         }
         Ok(played)
+    }
+
+    /// The last view `seat` has seen (every seat reads one at setup).
+    fn view(&self, seat: usize) -> Result<&Seen> {
+        self.views[seat]
+            .as_ref()
+            .ok_or_else(|| format!("game {}: seat {seat} has no view", self.id))
     }
 
     /// `n` GETs of the game, from each seat in turn.
@@ -294,10 +327,6 @@ impl Game {
         }
         Ok(())
     }
-}
-
-fn table_of(view: &Value) -> Result<View> {
-    serde_json::from_value(view["table"].clone()).map_err(|e| format!("table: {e}"))
 }
 
 /// With `--sync DIR`: create `DIR/done`, then wait until `DIR/next` exists.
