@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Where the CPU of an action goes (issue 14): CPU seconds per 1,000 actions spent by the
+# server, by PostgreSQL (every process of the cluster: backends, WAL writer, checkpointer,
+# …) and by the load tool, over the action phase of one load run on PostgreSQL.
+#
+#   scripts/cpu-split.sh                                   # target/release/racko, 3 runs
+#   scripts/cpu-split.sh /tmp/racko-after 5                # another binary, 5 runs
+#   flock /tmp/racko-build.lock scripts/cpu-split.sh       # no build during the runs
+#
+# Build first: cargo build --release --locked --bin racko --example load
+#
+# Each run: a new database on RACKO_BENCH_PG_URL's server, the server on a free port with the
+# sign-in limit off, the load tool's setup (guests, games, joins), then the action phase alone
+# (the load tool's --sync handshake; its one probe GET per game comes after), with utime + stime of /proc/PID/stat read before and
+# after it for the server, the load tool and every process named `postgres`. So the machine
+# should run nothing else, and the PostgreSQL server should serve nothing else meanwhile.
+# Prints each run and the medians (min-max), with the load average before and after.
+#
+# Environment:
+#   RACKO_BENCH_PG_URL  the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
+#   BENCH_LOAD          the load tool                (default target/release/examples/load)
+#   BENCH_LOAD_ARGS     its arguments, word-split    (default --games 50 --actions 300)
+#   BENCH_READY_SECS    how long the server may take to become ready (default 30)
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 [SERVER] [RUNS]" >&2
+    exit 2
+}
+[[ $# -le 2 ]] || usage
+SERVER=${1:-target/release/racko}
+RUNS=${2:-3}
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || usage
+
+PG_URL=${RACKO_BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+LOAD=${BENCH_LOAD:-target/release/examples/load}
+read -r -a LOAD_ARGS <<<"${BENCH_LOAD_ARGS:---games 50 --actions 300}"
+READY_SECS=${BENCH_READY_SECS:-30}
+TICKS=$(getconf CLK_TCK)
+
+die() {
+    echo "cpu-split: $*" >&2
+    exit 1
+}
+for tool in "$SERVER" "$LOAD"; do
+    [[ -x $tool ]] || die "$tool is not built (cargo build --release --locked --bin racko --example load)"
+done
+command -v psql >/dev/null || die "psql is needed"
+
+WORK=$(mktemp -d)
+SERVER_PID=""
+LOAD_PID=""
+DB_NAME=""
+cleanup() {
+    [[ -n $LOAD_PID ]] && kill "$LOAD_PID" 2>/dev/null || true
+    [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+    [[ -n $DB_NAME ]] && psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+    local port
+    for _ in $(seq 50); do
+        port=$((20000 + RANDOM % 20000))
+        if ! ss -ltn "sport = :$port" | grep -q LISTEN; then
+            echo "$port"
+            return
+        fi
+    done
+    die "no free port"
+}
+
+# The URL of database $1 on the server of $PG_URL.
+pg_url_of() {
+    local base=${PG_URL%%\?*} query=""
+    [[ $PG_URL == *\?* ]] && query="?${PG_URL#*\?}"
+    echo "${base%/*}/$1$query"
+}
+
+# CPU ticks (utime + stime) of process $1, 0 when it is gone.
+ticks_of() {
+    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# CPU ticks of every process named postgres: "pid ticks" per line.
+postgres_ticks() {
+    local stat
+    for stat in /proc/[0-9]*/stat; do
+        awk '/^[0-9]+ \(postgres\) / { sub(/^[0-9]+ \(postgres\) /, ""); print FILENAME, $12 + $13 }' \
+            "$stat" 2>/dev/null || true
+    done | sed -E 's#^/proc/([0-9]+)/stat#\1#'
+}
+
+# Ticks spent by postgres processes between snapshots $1 and $2 (files of postgres_ticks):
+# processes in both count their difference, those new in $2 all of theirs.
+postgres_spent() {
+    awk 'NR == FNR { before[$1] = $2; next } { total += $2 - ($1 in before ? before[$1] : 0) }
+         END { print total + 0 }' "$1" "$2"
+}
+
+wait_for() {
+    local file=$1 waited=0
+    until [[ -e $file ]]; do
+        kill -0 "$LOAD_PID" 2>/dev/null || die "the load tool exited early: $(cat "$WORK/load.out")"
+        ((waited < 6000)) || die "timed out waiting for $file"
+        sleep 0.01
+        waited=$((waited + 1))
+    done
+}
+
+run_once() {
+    local port url sync="$WORK/sync"
+    port=$(free_port)
+    url="http://127.0.0.1:$port"
+    DB_NAME="racko_cpu_$$_$RANDOM"
+    psql -q "$PG_URL" -c "CREATE DATABASE $DB_NAME" >/dev/null
+    DATABASE_URL=$(pg_url_of "$DB_NAME") RACKO_BIND="127.0.0.1:$port" RACKO_AUTH_PER_MINUTE=0 \
+        "$SERVER" serve >"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    local waited=0
+    until curl -fs -o /dev/null "$url/readyz"; do
+        kill -0 "$SERVER_PID" 2>/dev/null || die "the server exited: $(tail -n 20 "$WORK/server.log")"
+        ((waited < READY_SECS * 10)) || die "the server was not ready after ${READY_SECS}s"
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+
+    rm -rf "$sync" && mkdir "$sync"
+    # One probe GET per game, so that the tool waits after the actions for the last reading.
+    "$LOAD" --url "$url" --sync "$sync" --probe-gets 1 "${LOAD_ARGS[@]}" >"$WORK/load.out" 2>&1 &
+    LOAD_PID=$!
+    wait_for "$sync/setup-done"
+    local s0 l0 s1 l1
+    postgres_ticks >"$WORK/pg0"
+    s0=$(ticks_of "$SERVER_PID")
+    l0=$(ticks_of "$LOAD_PID")
+    touch "$sync/start-actions"
+    wait_for "$sync/actions-done"
+    s1=$(ticks_of "$SERVER_PID")
+    l1=$(ticks_of "$LOAD_PID")
+    postgres_ticks >"$WORK/pg1"
+    touch "$sync/start-probe"
+    wait "$LOAD_PID" || die "the load tool failed: $(cat "$WORK/load.out")"
+    LOAD_PID=""
+
+    local actions rate
+    actions=$(grep -oE '^[0-9]+ actions' "$WORK/load.out" | grep -oE '^[0-9]+') ||
+        die "no action count in: $(cat "$WORK/load.out")"
+    rate=$(grep -oE '[0-9.]+ actions/s' "$WORK/load.out" | grep -oE '^[0-9.]+')
+    # CPU seconds per 1,000 actions.
+    awk -v s=$((s1 - s0)) -v l=$((l1 - l0)) -v p="$(postgres_spent "$WORK/pg0" "$WORK/pg1")" \
+        -v n="$actions" -v t="$TICKS" -v r="$rate" \
+        'BEGIN { k = 1000 / n / t; printf "%.3f %.3f %.3f %.3f %s\n", s * k, p * k, l * k, (s + p + l) * k, r }' \
+        >>"$WORK/runs"
+    tail -n 1 "$WORK/runs" | awk '{ printf "  server %s s, PostgreSQL %s s, load tool %s s, all %s s per 1,000 actions; %s actions/s\n", $1, $2, $3, $4, $5 }'
+
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+    psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null
+    DB_NAME=""
+}
+
+# "median (min-max)" of column $1 of the runs.
+summary() {
+    awk -v c="$1" '{ print $c }' "$WORK/runs" | sort -g | awk '
+        { v[NR] = $1 }
+        END {
+            m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+            printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]
+        }'
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "server: $SERVER; load tool: $LOAD ${LOAD_ARGS[*]}; $RUNS runs on $PG_URL"
+load_start=$(loadavg)
+for ((run = 1; run <= RUNS; run++)); do
+    echo "run $run/$RUNS"
+    run_once
+done
+echo
+echo "CPU seconds per 1,000 actions, median (min-max) of $RUNS runs:"
+echo "  server      $(summary 1)"
+echo "  PostgreSQL  $(summary 2)"
+echo "  load tool   $(summary 3)"
+echo "  all         $(summary 4)"
+echo "  actions/s   $(summary 5)"
+echo "load average (1, 5, 15 min) at start $load_start, at end $(loadavg)"
