@@ -10,6 +10,8 @@
 //! Locks are taken in the order the transactional path takes them (the game's row, then the
 //! accounts' feed heads in account order), so the two forms cannot deadlock each other.
 
+use std::sync::OnceLock;
+
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
@@ -19,7 +21,11 @@ use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, Seat
 use super::{GameChange, GameRecord, StoreError};
 use crate::notify::{Topic, Wake};
 
-const STATEMENT: &str = r#"
+/// The statement's parts, each a `WITH` item, and which change needs which: PostgreSQL sets up
+/// every part of a statement for each run, so a part the change has nothing for is left out
+/// rather than run on empty arrays (a draw writes the game and its events only). Parameters
+/// keep their numbers in every variant; unused ones are bound all the same.
+const GAME_AND_EVENTS: &str = r#"
 WITH g AS (
     UPDATE games
        SET state = $3, status = $4, version = $5, last_seq = $6, updated_at = $7, due_at = $8
@@ -30,10 +36,16 @@ WITH g AS (
     SELECT g.id, e.seq, e.round, e.kind, e.actor, e.payload, $7
       FROM g, unnest($9::bigint[], $10::int[], $11::text[], $12::text[], $13::text[])
                 AS e(seq, round, kind, actor, payload)
-), gone_seats AS (
+)"#;
+
+/// Seats the change no longer has (a player left the lobby).
+const GONE_SEATS: &str = r#", gone_seats AS (
     DELETE FROM game_seats s USING g
      WHERE s.game_id = g.id AND NOT (s.seat = ANY($14::smallint[]))
-), changed_seats AS (
+)"#;
+
+/// Seats that differ from what is stored, updated in place.
+const CHANGED_SEATS: &str = r#", changed_seats AS (
     UPDATE game_seats s
        SET account_id = x.account_id, username = x.username, awaiting = x.awaiting,
            deadline = x.deadline, reminded = x.reminded
@@ -41,13 +53,19 @@ WITH g AS (
                      $19::timestamp[], $20::bool[])
                 AS x(seat, account_id, username, awaiting, deadline, reminded)
      WHERE s.game_id = g.id AND s.seat = x.seat
-), new_seats AS (
+)"#;
+
+/// Seats taken (a player joined).
+const NEW_SEATS: &str = r#", new_seats AS (
     INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded)
     SELECT g.id, x.seat, x.account_id, x.username, x.awaiting, x.deadline, x.reminded
       FROM g, unnest($30::smallint[], $31::text[], $32::text[], $33::bool[],
                      $34::timestamp[], $35::bool[])
                 AS x(seat, account_id, username, awaiting, deadline, reminded)
-), heads AS (
+)"#;
+
+/// Feed items, numbered from their accounts' heads, and their webhook outbox rows.
+const FEED: &str = r#", heads AS (
     INSERT INTO account_feed_heads (account_id, last_seq)
     SELECT f.account_id, count(*)
       FROM g, unnest($21::text[]) AS f(account_id)
@@ -79,17 +97,90 @@ WITH g AS (
       FROM items i
       JOIN webhook_endpoints w ON w.account_id = i.account_id AND w.enabled
      WHERE w.kinds = '[]' OR w.kinds::jsonb ? i.kind
-), idempotency AS (
+)"#;
+
+/// The answer to an `Idempotency-Key`.
+const IDEMPOTENCY: &str = r#", idempotency AS (
     INSERT INTO idempotency_keys
            (account_id, key, request_hash, status, body, created_at, stored_as)
     SELECT k.account_id, k.key, k.request_hash, k.status, k.body, $7, k.stored_as
       FROM g, unnest($25::text[], $26::text[], $27::text[], $28::int[], $29::text[],
                      $36::text[])
                 AS k(account_id, key, request_hash, status, body, stored_as)
-)
+)"#;
+
+/// What the statement returns: whether the game was written, and each feed head as it is now.
+const OUTCOME_WITH_FEED: &str = r#"
 SELECT (SELECT count(*) FROM g) AS written, h.account_id, h.last_seq
   FROM (SELECT 1) AS one LEFT JOIN heads h ON true
 "#;
+const OUTCOME: &str = r#"
+SELECT (SELECT count(*) FROM g) AS written, NULL::text AS account_id, NULL::bigint AS last_seq
+"#;
+
+/// Which optional parts a change needs.
+#[derive(Clone, Copy)]
+struct Parts {
+    gone_seats: bool,
+    changed_seats: bool,
+    new_seats: bool,
+    feed: bool,
+    idempotency: bool,
+}
+
+impl Parts {
+    fn index(self) -> usize {
+        [
+            self.gone_seats,
+            self.changed_seats,
+            self.new_seats,
+            self.feed,
+            self.idempotency,
+        ]
+        .iter()
+        .enumerate()
+        .map(|(bit, &on)| usize::from(on) << bit)
+        .sum()
+    }
+
+    fn from_index(i: usize) -> Parts {
+        Parts {
+            gone_seats: i & 1 != 0,
+            changed_seats: i & 2 != 0,
+            new_seats: i & 4 != 0,
+            feed: i & 8 != 0,
+            idempotency: i & 16 != 0,
+        }
+    }
+
+    /// The statement of these parts; each of the 32 texts is made once.
+    fn statement(self) -> &'static str {
+        static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+        let texts = TEXTS.get_or_init(|| (0..32).map(|i| Parts::from_index(i).text()).collect());
+        &texts[self.index()]
+    }
+
+    fn text(self) -> String {
+        let mut text = String::from(GAME_AND_EVENTS);
+        for (on, part) in [
+            (self.gone_seats, GONE_SEATS),
+            (self.changed_seats, CHANGED_SEATS),
+            (self.new_seats, NEW_SEATS),
+            (self.feed, FEED),
+            (self.idempotency, IDEMPOTENCY),
+        ] {
+            if on {
+                text.push_str(part);
+            }
+        }
+        text.push_str(if self.feed {
+            OUTCOME_WITH_FEED
+        } else {
+            OUTCOME
+        });
+        text
+    }
+}
 
 /// A query whose SQL text never changes, so its prepared form may be kept per connection
 /// (diesel's statement cache, keyed by the text): `sql_query` would be parsed and planned
@@ -167,8 +258,18 @@ pub(super) fn write_change(
         .updated_at
         .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
 
+    let parts = Parts {
+        gone_seats: current
+            .seats
+            .iter()
+            .any(|s| !kept.contains(&i16::from(s.seat))),
+        changed_seats: !seats.is_empty(),
+        new_seats: !new_seats.is_empty(),
+        feed: !change.feed.is_empty(),
+        idempotency: !keys.is_empty(),
+    };
     let outcomes: Vec<Outcome> = Prepared(
-        diesel::sql_query(STATEMENT)
+        diesel::sql_query(parts.statement())
             .bind::<Text, _>(&id)
             .bind::<BigInt, _>(current.version)
             .bind::<Text, _>(state_json(&change.state)?)
