@@ -17,7 +17,10 @@
 # Prints each run and the medians (min-max), with the load average before and after.
 #
 # Environment:
-#   RACKO_BENCH_PG_URL  the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
+#   RACKO_BENCH_PG_URL  the PostgreSQL server (default
+#                       postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable: without
+#                       TLS, like the cluster of scripts/perf-compare.sh; Debian's cluster
+#                       offers TLS, which costs both sides CPU on every statement)
 #   BENCH_LOAD          the load tool                (default target/release/examples/load)
 #   BENCH_LOAD_ARGS     its arguments, word-split    (default --games 50 --actions 300)
 #   BENCH_READY_SECS    how long the server may take to become ready (default 30)
@@ -32,7 +35,7 @@ SERVER=${1:-target/release/racko}
 RUNS=${2:-3}
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || usage
 
-PG_URL=${RACKO_BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+PG_URL=${RACKO_BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 LOAD=${BENCH_LOAD:-target/release/examples/load}
 read -r -a LOAD_ARGS <<<"${BENCH_LOAD_ARGS:---games 50 --actions 300}"
 READY_SECS=${BENCH_READY_SECS:-30}
