@@ -229,3 +229,43 @@ fn recheck(conn: &mut PgConnection, hub: &Hub) -> Result<(), StoreError> {
 pub(super) fn new_hub() -> Arc<Hub> {
     Arc::new(Hub::new())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wake(seq: i64) -> Wake {
+        Wake {
+            topic: Topic::Game(uuid::Uuid::nil()),
+            seq,
+        }
+    }
+
+    #[test]
+    fn nothing_is_queued_without_a_relay_to_send_it() {
+        let announcements = Announcements::default();
+        announcements.push(&[wake(1)]);
+        assert!(announcements.take().is_empty());
+    }
+
+    #[test]
+    fn what_could_not_be_sent_goes_out_first_and_the_queue_is_bounded() {
+        let announcements = Announcements::default();
+        announcements.relayed.store(true, Ordering::Relaxed);
+        announcements.push(&[wake(1), wake(2)]);
+        let unsent = announcements.take();
+        announcements.push(&[wake(3)]);
+        announcements.put_back(unsent);
+        assert_eq!(
+            announcements.take(),
+            [wake(1), wake(2), wake(3)].map(|w| w.payload())
+        );
+
+        let many: Vec<Wake> = (0..QUEUE_LIMIT as i64 + 10).map(wake).collect();
+        announcements.push(&many);
+        announcements.put_back(vec![wake(-1).payload()]);
+        let queued = announcements.take();
+        assert_eq!(queued.len(), QUEUE_LIMIT);
+        assert_eq!(queued[0], wake(-1).payload(), "the older wake-up is kept");
+    }
+}
