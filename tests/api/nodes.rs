@@ -95,21 +95,26 @@ async fn play_one(client: &Client, base: &str, tokens: &[String], id: &str) -> (
             )
             .await;
             let committed = Instant::now();
-            let path = format!("/v1/games/{id}/events?after=0&limit=500");
-            let page = call(
-                client,
-                base,
-                Method::GET,
-                &path,
-                Some(token),
-                None,
-                StatusCode::OK,
-            )
-            .await;
-            return (page["next_after"].as_i64().expect("next_after"), committed);
+            return (logged_up_to(client, base, token, id).await, committed);
         }
     }
     panic!("nobody may act in an active game");
+}
+
+/// The seq of game `id`'s last event, as `base` reads it for `token`.
+async fn logged_up_to(client: &Client, base: &str, token: &str, id: &str) -> i64 {
+    let path = format!("/v1/games/{id}/events?after=0&limit=500");
+    let page = call(
+        client,
+        base,
+        Method::GET,
+        &path,
+        Some(token),
+        None,
+        StatusCode::OK,
+    )
+    .await;
+    page["next_after"].as_i64().expect("next_after")
 }
 
 /// ann and bob, signed up on `base`, in a game ann created there and bob joined (so it
@@ -156,18 +161,7 @@ async fn two_serve_processes_on_one_postgres_wake_each_other() {
     let (a, b) = two_servers(&db).await;
     let client = Client::new();
     let (tokens, id, _) = started_game(&client, &a.url).await;
-    let path = format!("/v1/games/{id}/events?after=0&limit=500");
-    let page = call(
-        &client,
-        &b.url,
-        Method::GET,
-        &path,
-        Some(&tokens[0]),
-        None,
-        StatusCode::OK,
-    )
-    .await;
-    let mut last = page["next_after"].as_i64().expect("next_after");
+    let mut last = logged_up_to(&client, &b.url, &tokens[0], &id).await;
 
     for _ in 0..3 {
         // Both held on B before the action on A; B has nothing to tell until A commits.
@@ -346,18 +340,7 @@ async fn a_commit_nobody_announced_still_reaches_the_streams_of_other_processes(
     let game_id: uuid::Uuid = id.parse().expect("a game id");
 
     // Both players' streams of the game and of their feeds, held on the server.
-    let path = format!("/v1/games/{id}/events?after=0&limit=500");
-    let page = call(
-        &client,
-        &server.url,
-        Method::GET,
-        &path,
-        Some(&tokens[0]),
-        None,
-        StatusCode::OK,
-    )
-    .await;
-    let last = page["next_after"].as_i64().expect("next_after");
+    let last = logged_up_to(&client, &server.url, &tokens[0], &id).await;
     let path = format!("/v1/games/{id}/stream");
     let mut game_stream = Stream::open_at(&server.url, &path, Some(&tokens[0]), Some(last)).await;
     let mut callers = Vec::new();
