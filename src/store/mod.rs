@@ -30,7 +30,7 @@ pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use recent::RecentGames;
 pub use types::*;
-pub use wake::{Relay, RECHECK};
+pub use wake::{Relay, APPLICATION_NAME as RELAY_APPLICATION_NAME, RECHECK};
 pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};

@@ -25,6 +25,8 @@ use crate::notify::{Hub, Topic, Wake};
 
 /// The channel every process listens on.
 const CHANNEL: &str = "racko";
+/// The relay connection's `application_name` in `pg_stat_activity`.
+pub const APPLICATION_NAME: &str = "racko wake-up relay";
 /// How often the relay sends what was queued and asks libpq for what arrived (diesel offers
 /// no blocking wait): at most this much later than the commit does another process hear it.
 const POLL: Duration = Duration::from_millis(10);
@@ -124,7 +126,10 @@ impl Relay {
     fn listen(&self) -> Result<(), StoreError> {
         let mut conn = PgConnection::establish(&self.url)
             .map_err(|e| StoreError::Internal(format!("cannot connect to PostgreSQL: {e}")))?;
-        conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+        // Named, so that operators (and tests) can tell it from the pool's connections.
+        conn.batch_execute(&format!(
+            "SET application_name = '{APPLICATION_NAME}'; LISTEN {CHANNEL}"
+        ))?;
         match self.hub.upgrade() {
             Some(hub) => hub.wake_all(),
             None => return Ok(()),

@@ -231,17 +231,19 @@ async fn connections_dropped_while_idle_cost_the_client_nothing() {
 
     let mut admin = pg_connect(&app.db.url).expect("a connection of the test's own");
     admin
-        .batch_execute(
+        .batch_execute(&format!(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
              WHERE datname = current_database() AND pid <> pg_backend_pid() \
-             AND query <> 'SELECT 1' AND query NOT LIKE 'LISTEN%'",
-        )
+             AND application_name <> '{}'",
+            racko::store::RELAY_APPLICATION_NAME
+        ))
         .expect("the server's connections are dropped");
 
-    // (The LISTEN connection is left: losing it makes the process forget the games it
-    // wrote, and this is about the pool.) The action first, with the version seen before: the server decides it on the game as
-    // it wrote it last, so its write is the first statement sent on a dead connection. It
-    // did not run (the game is still at that version), so it is decided again and written.
+    // (The relay's connection is left: losing it makes the process forget the games it
+    // wrote, and this is about the pool.) The action first, with the version seen before:
+    // the server decides it on the game as it wrote it last, so its write is the first
+    // statement sent on a dead connection. It did not run (the game is still at that
+    // version), so it is decided again and written.
     let draw = json!({ "version": version, "action": { "type": "draw" } });
     let res = post_action(&app, &table[1], &game, &draw).await;
     let drawn = json_body(res, StatusCode::OK).await;
