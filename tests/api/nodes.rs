@@ -1,15 +1,16 @@
 //! Issue 10.4: two real `racko serve` processes on one PostgreSQL database. An action posted
 //! to one reaches a stream and a long-poll held on the other within a second: the only path
-//! between them is the database (`pg_notify` at commit, the other's `LISTEN` connection).
+//! between them is the database (`pg_notify` after the commit, the other's `LISTEN`).
 
 use std::time::{Duration, Instant};
 
+use diesel::RunQueryDsl;
 use racko_rules::View;
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::common::app::TEST_PASSWORD;
-use crate::common::db::{enabled, TestBackend, TestDb};
+use crate::common::db::{enabled, pg_connect, TestBackend, TestDb};
 use crate::common::process::ServeProcess;
 use crate::sse::Stream;
 
@@ -426,4 +427,50 @@ fn awaits_another(game: &racko::store::GameRecord, mover: uuid::Uuid) -> bool {
     game.seats
         .iter()
         .any(|s| s.awaiting && s.account_id != mover)
+}
+
+/// The relays' connections dropped by PostgreSQL (a restart, a proxy's idle timeout): an
+/// action on A, sent at once, still reaches a stream held on B. A's wake-up fails to go out
+/// and is sent again on its next connection; B, reconnecting, re-reads what its waiters
+/// follow.
+#[actix_web::test]
+async fn wake_ups_survive_the_relays_losing_their_connections() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: Postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let (a, b) = two_servers(&db).await;
+    let client = Client::new();
+    let (tokens, id, _) = started_game(&client, &a.url).await;
+    let last = logged_up_to(&client, &b.url, &tokens[0], &id).await;
+    let path = format!("/v1/games/{id}/stream");
+    let mut stream = Stream::open_at(&b.url, &path, Some(&tokens[0]), Some(last)).await;
+
+    let mut admin = pg_connect(&db.url).expect("a connection of the test's own");
+    let dropped: Vec<Dropped> = diesel::sql_query(format!(
+        "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name = '{}'",
+        racko::store::RELAY_APPLICATION_NAME
+    ))
+    .load(&mut admin)
+    .expect("the relays' connections are dropped");
+    assert_eq!(dropped.len(), 2, "one relay per process");
+
+    let (seq, _) = play_one(&client, &a.url, &tokens, &id).await;
+    let frames = stream
+        .until(seq, racko::store::RECHECK + Duration::from_secs(3))
+        .await;
+    assert_eq!(
+        frames.last().map(|f| f.id),
+        Some(seq),
+        "B's stream got A's action"
+    );
+}
+
+#[derive(diesel::QueryableByName)]
+struct Dropped {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    #[allow(dead_code)] // read so that each row is counted
+    done: bool,
 }
