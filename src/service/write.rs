@@ -102,7 +102,7 @@ pub fn change_game<T: Serialize>(
     answer: impl Fn(&Written<'_>) -> T,
 ) -> Result<Reply<T>, ServiceError> {
     let rebuild = |kept: &serde_json::Value| {
-        let change = serde_json::from_value(kept.clone()).map_err(ServiceError::internal)?;
+        let change = KeptChange::deserialize(kept).map_err(ServiceError::internal)?;
         serde_json::to_value(rebuilt(store, &change, &answer)?).map_err(ServiceError::internal)
     };
     once(store, asker.account, asker.key, &rebuild, || {

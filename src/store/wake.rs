@@ -86,7 +86,8 @@ pub(super) fn announce_account_change(
     id: uuid::Uuid,
 ) -> Result<(), StoreError> {
     if let AnyConnection::Pg(pg) = conn {
-        diesel::sql_query("SELECT pg_notify('racko', $1)")
+        diesel::sql_query("SELECT pg_notify($1, $2)")
+            .bind::<Text, _>(CHANNEL)
             .bind::<Text, _>(super::signed_in::payload(id))
             .execute(pg)?;
     }
@@ -171,7 +172,8 @@ impl Relay {
         if payloads.is_empty() {
             return Ok(());
         }
-        let sent = diesel::sql_query("SELECT pg_notify('racko', p) FROM unnest($1::text[]) AS p")
+        let sent = diesel::sql_query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
+            .bind::<Text, _>(CHANNEL)
             .bind::<Array<Text>, _>(&payloads)
             .execute(conn);
         if let Err(e) = sent {
