@@ -243,10 +243,9 @@ impl Game {
         if self.played_for != Some(seat) {
             self.timeouts.remove(&seat);
         }
-        let before = self.played_for.and_then(|p| self.wait_of(p));
         let mut events = Vec::with_capacity(4);
         self.perform(seat, *action, &mut events);
-        self.settle_played_for(before, &mut events);
+        self.settle_played_for(&mut events);
         Ok(events)
     }
 

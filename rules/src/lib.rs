@@ -11,9 +11,10 @@
 //! - [`Game::apply`] applies one [`Action`] of one seat and returns the new game and the
 //!   [`Event`]s it caused, or a [`RulesError`], leaving `self` untouched.
 //! - [`Game::legal_actions`] lists exactly what a seat may do now.
-//! - R10, games that outlast their players: [`Game::time_out`] when a seat's deadline has
-//!   passed, then [`Game::simplest_move`] (or a computer player's move) while
-//!   [`Game::played_for`] names the seat; [`Game::resign`].
+//! - R10, games that outlast their players: [`deadline::begins_stage`] says which events start
+//!   a seat's deadline afresh; [`Game::stand_in`] when a seat's deadline has passed (it is
+//!   [`Game::time_out`], then [`Game::simplest_move`] while [`Game::played_for`] names the
+//!   seat); [`Game::resign`]; [`deadline::DeadlineCheck`] checks a log's timeouts.
 //! - [`Game::view`] and [`Event::for_viewer`] are the R8 projections.
 //! - [`replay::replay`] rebuilds a game from its options and its full event log;
 //!   [`replay::Steps`] walks the log one deal or action at a time.
@@ -22,6 +23,7 @@
 
 pub mod action;
 pub mod card;
+pub mod deadline;
 pub mod deck;
 pub mod error;
 pub mod event;

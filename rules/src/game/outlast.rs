@@ -2,15 +2,13 @@
 //! rules read no clock); the rules count the timeouts, name the simplest move, carry out a
 //! resignation and decide who wins after one.
 
-use std::mem::{discriminant, Discriminant};
-
 use super::{Game, Phase, TurnStage};
+use crate::deadline::begins_stage;
 use crate::event::ResignReason;
 use crate::{Action, Event, RulesError, Seat, Slot};
 
-/// What a seat is awaited for: the round, and the phase's kind (choosing the deal, placing
-/// Blitz cards, a turn). A timed-out seat is played for until this changes (R10.2).
-type Wait = (u32, Discriminant<Phase>);
+/// Single actions one stage can take at most: a Blitz deal of twelve cards is the longest.
+const MAX_STAND_IN_MOVES: usize = 64;
 
 impl Game {
     /// R10.2: `seat`'s deadline has passed. Counts a timeout for the seat and marks it as
@@ -41,6 +39,22 @@ impl Game {
         *count = count.saturating_add(1);
         self.played_for = Some(seat);
         Ok(vec![Event::TurnTimedOut { seat }])
+    }
+
+    /// R10.2 for a person's seat whose deadline has passed: the timeout, then the simplest
+    /// move for the seat until its stage ends (a Blitz deal's every card counts as one
+    /// timeout), and the resignation if this was the N-th in a row. Refused as `time_out`.
+    pub fn stand_in(&self, seat: Seat) -> Result<(Game, Vec<Event>), RulesError> {
+        let mut next = self.clone();
+        let mut events = next.time_out_mut(seat)?;
+        for _ in 0..MAX_STAND_IN_MOVES {
+            if next.played_for != Some(seat) {
+                return Ok((next, events));
+            }
+            let action = next.simplest_move(seat).ok_or(RulesError::NotAwaited)?;
+            events.extend(next.apply_mut(seat, &action)?);
+        }
+        Err(RulesError::NotAwaited)
     }
 
     /// R10.3: `seat` resigns. With two players or Partner the game ends at once and the other
@@ -134,24 +148,17 @@ impl Game {
         self.played_for
     }
 
-    /// What the game awaits `seat` for, None when it does not await it.
-    pub(super) fn wait_of(&self, seat: Seat) -> Option<Wait> {
-        if !self.awaiting().contains(&seat) {
-            return None;
-        }
-        Some((self.round, discriminant(&self.phase)))
-    }
-
-    /// R10.2, after an action: the seat played for stays so while the game awaits it for the
-    /// same thing as before the action (`before`); else the mark ends, and a seat that has
-    /// run out of time on `timeouts_to_resign` turns in a row resigns. A Blitz rack filled
-    /// ends it even if the seat then starts the round's first turn: that is a new wait.
-    pub(super) fn settle_played_for(&mut self, before: Option<Wait>, events: &mut Vec<Event>) {
+    /// R10.2, after an action: the seat played for stays so while the game still awaits it
+    /// in the same stage; once it is no longer awaited, or the action's `events` begin a new
+    /// stage for it (a skip that gives it the next turn as well, a filled Blitz rack followed
+    /// by its first turn), the mark ends, and a seat that has run out of time on
+    /// `timeouts_to_resign` turns in a row resigns.
+    pub(super) fn settle_played_for(&mut self, events: &mut Vec<Event>) {
         let Some(seat) = self.played_for else {
             return;
         };
-        let now = self.wait_of(seat);
-        if now.is_some() && now == before {
+        let same_stage = !events.iter().any(|e| begins_stage(e, seat));
+        if same_stage && self.awaiting().contains(&seat) {
             return;
         }
         self.played_for = None;

@@ -64,6 +64,14 @@ impl Table {
         Ok(events)
     }
 
+    /// R10.2: the seat's deadline passes; the timeout and the stand-in's moves, recorded.
+    pub fn stand_in(&mut self, seat: Seat) -> Result<Vec<Event>, RulesError> {
+        let (game, events) = self.game.stand_in(seat)?;
+        self.game = game;
+        self.record(&events);
+        Ok(events)
+    }
+
     /// Applies an action, checking that it is accepted exactly when it is listed as legal and
     /// that a refused action changes nothing.
     pub fn act(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, RulesError> {

@@ -84,6 +84,12 @@ pub struct Step {
     pub seat: Option<Seat>,
     #[serde(default)]
     pub action: Option<Action>,
+    /// R10.2: instead of an action, the seat's deadline passes (`Game::stand_in`).
+    #[serde(default)]
+    pub stand_in: bool,
+    /// R10.1: exactly the seats awaited after the step whose deadline starts afresh with it.
+    #[serde(default)]
+    pub fresh_deadlines: Option<Vec<Seat>>,
     /// The error code the action must be refused with.
     #[serde(default)]
     pub expect_error: Option<String>,
@@ -131,6 +137,12 @@ pub struct Expect {
     /// Seat (as a string key) to expectations on its legal actions.
     #[serde(default)]
     pub legal: BTreeMap<String, Legal>,
+    /// R10.2: seat (as a string key) to its count of timeouts in a row.
+    #[serde(default)]
+    pub timeouts: BTreeMap<String, u8>,
+    /// R10.3: the seats that resigned.
+    #[serde(default)]
+    pub resigned: Option<Vec<Seat>>,
 }
 
 #[derive(Default, Deserialize)]

@@ -3,7 +3,8 @@
 
 pub mod format;
 
-use racko_rules::{Card, Event, Game, RoundDeal, StackedDeck, Viewer};
+use racko_rules::deadline::begins_stage;
+use racko_rules::{Card, Event, Game, RoundDeal, Seat, StackedDeck, Viewer};
 use serde_json::Value;
 
 use crate::common::deal::{racks, racks_from_hands, start_seat};
@@ -109,15 +110,18 @@ fn deal(table: &mut Table, round: &Round) {
 
 fn run_step(table: &mut Table, step: &Step, index: usize) {
     let context = format!("step {index} {}", step.note.as_deref().unwrap_or(""));
-    if let Some(action) = step.action {
+    if step.action.is_some() || step.stand_in {
         let seat = step
             .seat
             .unwrap_or_else(|| panic!("{context}: an action needs a seat"));
-        let result = table.act(seat, action);
+        let (result, action) = match step.action {
+            Some(action) => (table.act(seat, action), format!("{action:?}")),
+            None => (table.stand_in(seat), "stand-in".to_string()),
+        };
         match (&step.expect_error, result) {
             (Some(code), Err(e)) => assert_eq!(e.code(), code, "{context}: {e}"),
-            (Some(code), Ok(_)) => panic!("{context}: {action:?} must be refused with {code}"),
-            (None, Err(e)) => panic!("{context}: seat {seat} {action:?} refused: {}", e.code()),
+            (Some(code), Ok(_)) => panic!("{context}: {action} must be refused with {code}"),
+            (None, Err(e)) => panic!("{context}: seat {seat} {action} refused: {}", e.code()),
             (None, Ok(events)) => {
                 if let Some(patterns) = &step.events {
                     check_events(patterns, &events);
@@ -125,6 +129,15 @@ fn run_step(table: &mut Table, step: &Step, index: usize) {
                 if let Some(kinds) = &step.event_kinds {
                     let actual: Vec<&str> = events.iter().map(Event::kind).collect();
                     assert_eq!(actual, *kinds, "{context}: event kinds");
+                }
+                if let Some(fresh) = &step.fresh_deadlines {
+                    let begun: Vec<Seat> = table
+                        .game
+                        .awaiting()
+                        .into_iter()
+                        .filter(|s| events.iter().any(|e| begins_stage(e, *s)))
+                        .collect();
+                    assert_eq!(&begun, fresh, "{context}: fresh deadlines (R10.1)");
                 }
             }
         }
@@ -179,6 +192,13 @@ fn check(table: &Table, expect: &Expect) {
     }
     if let Some(winners) = &expect.winners {
         assert_eq!(t.winners.as_ref(), Some(winners), "winners");
+    }
+    for (seat, count) in &expect.timeouts {
+        let seat = seat.parse().expect("timeouts are keyed by seat number");
+        assert_eq!(table.game.timeouts(seat), *count, "seat {seat}'s timeouts");
+    }
+    if let Some(resigned) = &expect.resigned {
+        assert_eq!(&table.game.resigned_seats(), resigned, "resigned seats");
     }
     for (seat, legal) in &expect.legal {
         let actions = table.game.legal_actions(seat.parse().expect("seat number"));
