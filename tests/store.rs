@@ -151,6 +151,8 @@ fn seqs(store: &Store, id: Uuid) -> Vec<i64> {
 // The cases live in tests/store/ (a crate root's `mod` would look beside it, in tests/).
 #[path = "store/accounts.rs"]
 mod accounts;
+#[path = "store/deadlines.rs"]
+mod deadlines;
 #[path = "store/games.rs"]
 mod games;
 #[path = "store/listing.rs"]

@@ -8,8 +8,9 @@
 //! each event's kind, round and actor, the players, each round's seed against its commitment
 //! (SHA-256) and its deck (re-derived from the seed by the shuffle, or the recorded stacked
 //! deck) against the deal and start card, the rounds table, then a full replay of every action
-//! through the rules (every recorded event, score and total must be what the rules give), and
-//! the final totals and winners. The first discrepancy ends it, named.
+//! through the rules (every recorded event, score and total must be what the rules give), every
+//! timeout against its deadline (R10.2), and the final totals and winners. The first
+//! discrepancy ends it, named.
 
 use racko_rules::replay::replay;
 use racko_rules::{Event, Game, Options, Phase, ResignReason, Seat, RULES_VERSION};
@@ -21,8 +22,12 @@ use super::diff::{difference_from, first_difference};
 use super::export::{GameExport, GameResult, EXPORT_FORMAT, EXPORT_FORMAT_VERSION};
 use crate::service::LogEvent;
 
+mod cli;
+mod deadlines;
 mod rounds;
 
+pub use cli::run_cli;
+use deadlines::check_deadlines;
 use rounds::{check_rounds_table, check_seeds};
 
 /// Why an export does not verify.
@@ -77,6 +82,8 @@ pub struct VerifyReport {
     pub commitments: usize,
     /// Decks re-derived from their seeds (or checked stacked decks) against the deal.
     pub decks: usize,
+    /// Timeouts, each checked to follow a passed deadline of its own (R10.2).
+    pub timeouts: usize,
     pub totals: Vec<u32>,
     pub winners: Vec<Seat>,
 }
@@ -108,6 +115,11 @@ impl std::fmt::Display for VerifyReport {
             f,
             "  decks:       {} re-derived and matched to the deal",
             self.decks
+        )?;
+        writeln!(
+            f,
+            "  timeouts:    {}, each after a deadline of its own",
+            self.timeouts
         )?;
         writeln!(
             f,
@@ -184,6 +196,7 @@ pub fn verify(doc: &GameExport) -> Result<VerifyReport, VerifyError> {
     // The rules judge the log before the rounds table is compared with it.
     let game = replay_all(options, &events)?;
     check_rounds_table(doc, &events)?;
+    let timeouts = check_deadlines(doc, options)?;
     let result = check_result(doc, &game)?;
     Ok(VerifyReport {
         game_id: doc.game_id,
@@ -193,6 +206,7 @@ pub fn verify(doc: &GameExport) -> Result<VerifyReport, VerifyError> {
         actions: events.iter().filter(|(_, e)| e.action().is_some()).count(),
         commitments,
         decks,
+        timeouts,
         totals: result.totals,
         winners: result.winners,
     })
@@ -374,23 +388,4 @@ fn check_result(doc: &GameExport, game: &Game) -> Result<GameResult, VerifyError
 
 fn json<T: Serialize>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
-}
-
-/// `racko verify FILE`: prints what was checked (stdout) or the first problem (stderr) and
-/// returns the exit code: 0 verified, 1 a discrepancy, 2 the file cannot be verified.
-pub fn run_cli(path: &std::path::Path) -> i32 {
-    let outcome = std::fs::read_to_string(path)
-        .map_err(|e| unusable(format!("cannot read {}: {e}", path.display())))
-        .and_then(|text| parse(&text))
-        .and_then(|doc| verify(&doc));
-    match outcome {
-        Ok(report) => {
-            print!("verified {report}");
-            0
-        }
-        Err(e) => {
-            eprintln!("{}: {e}", path.display());
-            e.exit_code()
-        }
-    }
 }

@@ -1,24 +1,28 @@
-//! What the server owes a game, worked out in the write path after every change (issues 11
-//! and 12): which seats are awaited, each awaited seat's deadline (R10.1), and `due_at`, the
-//! earliest moment the server must act for a seat itself. The sweeper (`sweep`) acts when
-//! `due_at` comes; both read the same rules from here, so a game is due exactly when the
-//! sweeper has something to do.
+//! What the server owes a game, worked out in the write path after every change: which seats
+//! are awaited, each awaited seat's deadline (R10.1), and `due_at`, the earliest moment the
+//! server must act for a seat itself. The sweeper (`sweep`) acts when `due_at` comes; both
+//! read the same rules from here, so a game is due exactly when the sweeper has something to
+//! do. Which events start a deadline afresh is the rules' fact (`deadline::begins_stage`).
 
 use chrono::{DateTime, Duration, Utc};
 use racko_bots::Level;
+use racko_rules::deadline::begins_stage;
 use racko_rules::{Action, Game, Seat};
 
 use super::computer;
+use super::write::Logged;
+use super::LogEvent;
 use crate::store::{GameStatus, SeatRecord};
 
-/// Who plays a seat when the server does: a computer seat at its level; a resigned seat
-/// (R10.3) and a seat whose time ran out (R10.2) at `strong`.
-pub const STAND_IN: Level = Level::Strong;
+/// Who plays a resigned seat of three or four (R10.3): the strongest computer level. A seat
+/// whose time ran out gets R10.2's simplest move instead (`Game::stand_in`).
+pub const FOR_RESIGNED: Level = Level::Strong;
 
 /// The level the server plays `seat` at by itself, whenever it has something to do; None for
 /// a seat its player plays.
 pub fn played_by_server(state: &Game, seat: &SeatRecord) -> Option<Level> {
-    computer::level_of(seat.account_id).or_else(|| state.resigned(seat.seat).then_some(STAND_IN))
+    computer::level_of(seat.account_id)
+        .or_else(|| state.resigned(seat.seat).then_some(FOR_RESIGNED))
 }
 
 /// True when `seat` has something to do now: it is awaited, or (R4.2) it may call Racko.
@@ -34,13 +38,23 @@ pub fn turn_time(state: &Game) -> Option<Duration> {
         .map(|secs| Duration::seconds(i64::from(secs)))
 }
 
+/// True when the events of `log` begin a new stage for `seat` (R10.1): if the game awaits it
+/// afterwards, its deadline starts afresh.
+pub fn new_stage(log: &[Logged], seat: Seat) -> bool {
+    log.iter().any(|logged| match &logged.event {
+        LogEvent::Play(event) => begins_stage(event, seat),
+        _ => false,
+    })
+}
+
 /// Sets each seat's `awaiting` flag, deadline and reminder flag for `state`, and returns the
-/// game's `due_at`. `before` are the seats as they were: a seat still awaited keeps its
-/// deadline (R10.1: drawing within a turn does not restart it) and whether it was reminded.
+/// game's `due_at`. `before` are the seats as they were and `log` the change's events: a seat
+/// still awaited in the same stage keeps its deadline (R10.1: drawing within a turn does not
+/// restart it) and whether it was reminded; a seat awaited in a new stage gets a fresh one.
 pub fn settle(
     state: &Game,
     status: GameStatus,
-    before: &[SeatRecord],
+    (before, log): (&[SeatRecord], &[Logged]),
     seats: &mut [SeatRecord],
     now: DateTime<Utc>,
     lead: std::time::Duration,
@@ -54,7 +68,8 @@ pub fn settle(
         let kept = before
             .iter()
             .find(|b| b.seat == seat.seat && b.account_id == seat.account_id && b.awaiting)
-            .and_then(|b| b.deadline);
+            .and_then(|b| b.deadline)
+            .filter(|_| !new_stage(log, seat.seat));
         if !active || !seat.awaiting || kept.is_none() {
             seat.reminded = false;
         }
@@ -81,7 +96,7 @@ pub fn settle(
     due
 }
 
-/// When the player of a seat with `deadline` is reminded of it (issue 11.4): `lead` before it,
+/// When the player of a seat with `deadline` is reminded of it: `lead` before it,
 /// but never earlier than half the turn time into the turn.
 pub fn remind_at(
     state: &Game,
@@ -114,10 +129,20 @@ pub fn remind(
     any
 }
 
-/// The seat whose deadline has passed by `now`, the earliest first (R10.2).
-pub fn overdue(seats: &[SeatRecord], now: DateTime<Utc>) -> Option<&SeatRecord> {
-    seats
+/// The seat whose deadline has passed by `now`, the earliest first (R10.2). `before` are the
+/// seats with their deadlines as stored, `log` what has been decided since: a deadline counts
+/// only while its seat is still awaited in the stage it was set for, so each passed deadline
+/// gives one timeout.
+pub fn overdue(
+    state: &Game,
+    (before, log): (&[SeatRecord], &[Logged]),
+    now: DateTime<Utc>,
+) -> Option<Seat> {
+    let awaiting = state.awaiting();
+    before
         .iter()
         .filter(|s| s.deadline.is_some_and(|d| d <= now))
+        .filter(|s| awaiting.contains(&s.seat) && !new_stage(log, s.seat))
         .min_by_key(|s| (s.deadline, s.seat))
+        .map(|s| s.seat)
 }

@@ -135,7 +135,7 @@ fn create_game_of(
     let due_at = due::settle(
         &state,
         status,
-        &[],
+        (&[], &[]),
         &mut seats,
         created_at,
         store.reminder_lead(),

@@ -1,7 +1,7 @@
-//! The server's own moves (issues 11 and 12), made by the sweeper of every process when a
-//! game's `due_at` comes: a computer seat's move, a resigned seat's (R10.3), an off-turn Racko
-//! call of either (R4.2), and for a seat whose deadline passed a `turn_timed_out` and the move
-//! made for it (R10.2). Each goes through the game's one write path, decided on the locked,
+//! The server's own moves, made by the sweeper of every process when a game's `due_at` comes:
+//! a computer seat's move, a resigned seat's (R10.3), an off-turn Racko call of either (R4.2),
+//! and for a seat whose deadline passed a `turn_timed_out` and the simplest move made for it
+//! (R10.2), once per passed deadline. Each goes through the game's one write path, decided on the locked,
 //! current game; several processes may find the same game due and the later one finds nothing
 //! left to do, so every move is made once.
 
@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use racko_rules::{Action, Game, Seat, Viewer};
 use uuid::Uuid;
 
-use super::due::{self, played_by_server, STAND_IN};
+use super::due::{self, played_by_server};
 use super::write::{change_game_by_server, Decision, Served};
 use super::LogEvent;
 use crate::error::{Code, ServiceError};
@@ -40,7 +40,8 @@ pub fn sweep_game(store: &Store, id: Uuid) -> Result<Swept, ServiceError> {
         Served::NothingToDo(game) => {
             let mut seats = game.seats.clone();
             let (state, status) = (&game.state, game.status);
-            let due = due::settle(state, status, &game.seats, &mut seats, store.now(), lead);
+            let before = (game.seats.as_slice(), &[][..]);
+            let due = due::settle(state, status, before, &mut seats, store.now(), lead);
             store.set_due(id, game.version, due)?;
             Ok(Swept::NothingDue)
         }
@@ -70,12 +71,10 @@ pub fn decide(
             play(&mut decision, seat, &action, actor)?;
             continue;
         }
-        // R10.2: the earliest seat whose time ran out; its deadline is the one stored before
-        // this decision (a seat awaited anew here has a fresh one).
-        let overdue = due::overdue(&game.seats, now)
-            .filter(|s| decision.state.awaiting().contains(&s.seat))
-            .map(|s| s.seat);
-        if let Some(seat) = overdue {
+        // R10.2: the earliest seat whose stored deadline has passed, if it is still awaited in
+        // that deadline's stage (a seat awaited anew by this decision has a fresh one).
+        let before = (game.seats.as_slice(), decision.log.as_slice());
+        if let Some(seat) = due::overdue(&decision.state, before, now) {
             time_out(&mut decision, seat)?;
             continue;
         }
@@ -108,7 +107,7 @@ fn server_move(state: &Game, seats: &[SeatRecord]) -> Option<(Seat, Action, Opti
     awaited
 }
 
-/// The computer's choice for `seat` from its own view (it cannot see more, issue 12), or
+/// The computer's choice for `seat` from its own view (it cannot see more), or
 /// R10.2's simplest move should it have none.
 fn choose(state: &Game, seat: Seat, level: racko_bots::Level) -> Option<Action> {
     let view = state.view(Viewer::Seat { seat });
@@ -133,25 +132,17 @@ fn play(
     Ok(())
 }
 
-/// R10.2: `turn_timed_out`, then the stand-in's moves for the seat until it is no longer
-/// awaited (the rules resign it after the N-th such turn).
+/// R10.2: `turn_timed_out`, then the simplest move for the seat until its stage ends (the
+/// rules resign it after the N-th such turn).
 fn time_out(decision: &mut Decision, seat: Seat) -> Result<(), ServiceError> {
     let round = decision.state.round();
     let (state, events) = decision
         .state
-        .time_out(seat)
+        .stand_in(seat)
         .map_err(ServiceError::internal)?;
     for event in events {
         decision.log(round, None, LogEvent::Play(event));
     }
     decision.state = state;
-    for _ in 0..MAX_MOVES {
-        if decision.state.played_for() != Some(seat) {
-            return Ok(());
-        }
-        let action = choose(&decision.state, seat, STAND_IN)
-            .ok_or_else(|| ServiceError::internal("a timed-out seat has no move"))?;
-        play(decision, seat, &action, None)?;
-    }
-    Err(ServiceError::internal("a timed-out turn did not end"))
+    Ok(())
 }

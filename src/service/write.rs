@@ -213,7 +213,7 @@ fn write_one<T: Serialize>(
     let due_at = super::due::settle(
         &decision.state,
         decision.status,
-        &game.seats,
+        (&game.seats, &decision.log),
         &mut decision.seats,
         at,
         lead,

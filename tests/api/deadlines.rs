@@ -22,14 +22,14 @@ both_stores!(
     r10_1_the_inbox_sorts_by_deadline,
 );
 
-async fn advance(app: &TestApp, seconds: u64) -> Value {
+pub async fn advance(app: &TestApp, seconds: u64) -> Value {
     let res = app
         .post_json("/v1/test/clock", None, &json!({ "seconds": seconds }))
         .await;
     json_body(res, StatusCode::OK).await
 }
 
-fn time(v: &Value) -> DateTime<Utc> {
+pub fn time(v: &Value) -> DateTime<Utc> {
     v.as_str()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("a time: {v}"))

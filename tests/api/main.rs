@@ -11,6 +11,7 @@ mod computer;
 mod conditional;
 mod cors;
 mod deadlines;
+mod deadlines_stages;
 mod errors;
 mod faults;
 mod hidden;
