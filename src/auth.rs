@@ -139,6 +139,8 @@ pub struct CurrentUser {
     pub role: Role,
     pub guest: bool,
     pub created_at: DateTime<Utc>,
+    /// The token's generation: a stream it opens ends once the account's moves past it.
+    pub token_generation: i64,
 }
 
 impl FromRequest for CurrentUser {
@@ -162,6 +164,7 @@ impl FromRequest for CurrentUser {
                 role: account.role,
                 guest: account.guest,
                 created_at: account.created_at,
+                token_generation: account.token_generation,
             })
         })
     }

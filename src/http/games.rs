@@ -199,7 +199,7 @@ pub async fn list_events(
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
     let page: EventPage = service::stream::events_page(
         &state.store,
-        caller,
+        (caller, super::helpers::session(&user)),
         id,
         query.after,
         query.limit,

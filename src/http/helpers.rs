@@ -97,6 +97,14 @@ pub fn caller(user: &CurrentUser) -> Caller {
     }
 }
 
+/// The token behind the request, for a stream or long-poll that must end when it is revoked.
+pub fn session(user: &CurrentUser) -> crate::notify::Session {
+    crate::notify::Session {
+        account: user.id,
+        token_generation: user.token_generation,
+    }
+}
+
 /// The request's `Idempotency-Key`, bound to what is asked: method, `path` (canonical, so
 /// that spellings of one id agree) and `body`. The store keys it by account as well.
 pub fn idempotency_key(

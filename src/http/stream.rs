@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use super::helpers::caller;
+use super::helpers::{caller, session};
 use crate::{
     app::AppState,
     auth::CurrentUser,
@@ -53,7 +53,8 @@ fn settings(state: &AppState) -> sse::Settings {
 /// Each event is `id: <seq>` and `data: <an EventEntry as JSON>`; a comment line
 /// (`: heartbeat`) comes every 15 s while nothing happens. Reconnect with `Last-Event-ID` (or
 /// `?after=`) to resume with no gap and no duplicate. A client that does not read is dropped
-/// and resumes the same way.
+/// and resumes the same way. When the token is revoked (signed out everywhere, the account
+/// deleted) the stream sends `event: revoked` with a problem's `code` and ends within a second.
 #[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "notifications",
     params(("id" = Uuid, Path, description = "The game"), StreamQuery, LastEventIdHeader),
     security(("bearer" = [])),
@@ -74,14 +75,15 @@ pub async fn game_stream(
     let after = sse::resume_from(&req, query.after)?;
     let id = id.into_inner();
     let read = service::stream::game_reader(caller(&user), id);
-    sse::open(&state.store, Topic::Game(id), after, read, settings(&state)).await
+    let held = (Topic::Game(id), session(&user));
+    sse::open(&state.store, held, after, read, settings(&state)).await
 }
 
 /// The caller's account feed as Server-Sent Events: your turn, a game started, someone joined
 /// or left, a game finished or was cancelled; each names the game and its version.
 ///
 /// Each item is `id: <seq>` (the account's own sequence) and `data: <a FeedEntry as JSON>`;
-/// heartbeats and resuming as on a game's stream.
+/// heartbeats, resuming and the end on a revoked token as on a game's stream.
 #[utoipa::path(get, path = "/v1/me/stream", tag = "notifications",
     params(StreamQuery, LastEventIdHeader),
     security(("bearer" = [])),
@@ -101,7 +103,7 @@ pub async fn my_stream(
     let read = service::stream::feed_reader(caller(&user));
     sse::open(
         &state.store,
-        Topic::Account(user.id),
+        (Topic::Account(user.id), session(&user)),
         after,
         read,
         settings(&state),
@@ -125,7 +127,7 @@ pub struct FeedQuery {
 }
 
 /// The caller's account feed as a page (the items of `GET /v1/me/stream`); with `wait`, a
-/// long-poll.
+/// long-poll, which answers 401 `unauthorized` as soon as the token is revoked.
 #[utoipa::path(get, path = "/v1/me/feed", tag = "notifications",
     params(FeedQuery),
     security(("bearer" = [])),
@@ -140,7 +142,13 @@ pub async fn my_feed(
     query: web::Query<FeedQuery>,
 ) -> Result<HttpResponse, ServiceError> {
     let q = query.into_inner();
-    let page =
-        service::stream::feed_page(&state.store, caller(&user), q.after, q.limit, q.wait).await?;
+    let page = service::stream::feed_page(
+        &state.store,
+        (caller(&user), session(&user)),
+        q.after,
+        q.limit,
+        q.wait,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(page))
 }

@@ -61,6 +61,8 @@ pub struct Mark {
 #[derive(Default)]
 pub struct Hub {
     topics: Mutex<HashMap<Topic, watch::Sender<Mark>>>,
+    /// By account: bumped whenever its tokens may have been revoked (`Session`).
+    sessions: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
     /// The recent log tails the streams of this process share.
     pub tails: crate::service::tails::Tails,
     /// The newest items of the account feeds streamed here.
@@ -119,7 +121,7 @@ impl Hub {
     }
 
     /// Wakes every waiter (they re-read their logs): after wake-ups may have been lost, e.g.
-    /// while the `LISTEN` connection was down.
+    /// while the `LISTEN` connection was down. Every session is checked again too.
     pub fn wake_all(&self) {
         self.recent.forget_all();
         let mut topics = self.lock();
@@ -127,6 +129,41 @@ impl Hub {
         for tx in topics.values() {
             tx.send_modify(|mark| mark.resets += 1);
         }
+        drop(topics);
+        let mut sessions = self.lock_sessions();
+        sessions.retain(|_, tx| tx.receiver_count() > 0);
+        for tx in sessions.values() {
+            tx.send_modify(|n| *n += 1);
+        }
+    }
+
+    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<u64>>> {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Changes whenever `account`'s tokens may have been revoked.
+    pub fn sessions(&self, account: Uuid) -> watch::Receiver<u64> {
+        let mut sessions = self.lock_sessions();
+        if sessions.len() >= PRUNE_FROM && sessions.len().is_power_of_two() {
+            sessions.retain(|_, tx| tx.receiver_count() > 0);
+        }
+        sessions
+            .entry(account)
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
+    /// `account`'s tokens may have been revoked: its streams and long-polls check theirs.
+    pub fn sessions_changed(&self, account: Uuid) {
+        let mut sessions = self.lock_sessions();
+        let Some(tx) = sessions.get(&account) else {
+            return;
+        };
+        if tx.receiver_count() == 0 {
+            sessions.remove(&account);
+            return;
+        }
+        tx.send_modify(|n| *n += 1);
     }
 
     /// The topics somebody waits on.
@@ -189,8 +226,19 @@ mod tests {
             !rx.has_changed().expect("open"),
             "an older seq wakes nobody"
         );
+        let account = Uuid::new_v4();
+        let mut sessions = hub.sessions(account);
+        hub.sessions_changed(Uuid::new_v4());
+        assert!(!sessions.has_changed().expect("open"), "another account's");
+        hub.sessions_changed(account);
+        assert!(sessions.has_changed().expect("open"));
+        sessions.borrow_and_update();
         hub.wake_all();
         assert!(rx.has_changed().expect("open"));
+        assert!(
+            sessions.has_changed().expect("open"),
+            "a reset checks every session"
+        );
         assert_eq!(rx.borrow_and_update().resets, 1);
         drop(rx);
         hub.wake(Wake {

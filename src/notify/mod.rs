@@ -11,14 +11,17 @@
 //!   for what a process killed before it announced its commit would leave unsaid.
 //! - [`sse`]: Server-Sent Events over a bounded channel per connection, with heartbeats.
 //! - [`wait`]: long-polling on the same wake-ups.
+//! - [`session`]: both end once the token that opened them is revoked.
 //! - [`deliver`]: the webhook worker of every process, over the transactional outbox, with
 //!   [`signing`] (Standard Webhooks) and [`address`] (no private addresses).
 
 pub mod address;
 pub mod deliver;
 pub mod hub;
+pub mod session;
 pub mod signing;
 pub mod sse;
 pub mod wait;
 
 pub use hub::{Hub, Mark, Topic, Wake};
+pub use session::Session;

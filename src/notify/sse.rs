@@ -2,7 +2,8 @@
 //! after the last seq sent, writes it into a bounded channel (the response body reads from
 //! it), and waits on the hub when it has caught up. A client too slow to take a frame within
 //! `send_timeout` is dropped: the server keeps at most `buffer` frames per connection, and the
-//! client resumes from the log with `Last-Event-ID`.
+//! client resumes from the log with `Last-Event-ID`. A stream whose token is revoked sends a
+//! last `revoked` frame and ends (`Session`).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -16,7 +17,8 @@ use actix_web::{
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
-use super::{Mark, Topic};
+use super::session::REVOKED_FRAME;
+use super::{Mark, Session, Topic};
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
 
@@ -101,18 +103,30 @@ pub fn resume_from(req: &HttpRequest, after: Option<i64>) -> Result<i64, Service
 /// refusal answers as a problem, not as an empty stream.
 pub async fn open(
     store: &Store,
-    topic: Topic,
+    (topic, session): (Topic, Session),
     after: i64,
     read: Reader,
     settings: Settings,
 ) -> Result<HttpResponse, ServiceError> {
-    // Subscribe before the first read: nothing committed after it can be missed.
+    // Subscribe before the first read: nothing committed after it can be missed, and no
+    // revocation after the token check.
     let woken = store.hub().subscribe(topic);
+    let sessions = session.watch(store);
     let resets = woken.borrow().resets;
     let first = read(store.clone(), after, None).await?;
     let (tx, rx) = mpsc::channel(settings.buffer.max(1));
     let at = Position { after, resets };
-    actix_web::rt::spawn(pump(store.clone(), woken, at, first, read, settings, tx));
+    let held = Held { session, sessions };
+    actix_web::rt::spawn(pump(
+        store.clone(),
+        woken,
+        held,
+        at,
+        first,
+        read,
+        settings,
+        tx,
+    ));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -156,9 +170,30 @@ struct Position {
     resets: u64,
 }
 
+/// The token that holds the stream open, and what tells it to check it again.
+struct Held {
+    session: Session,
+    sessions: watch::Receiver<u64>,
+}
+
+impl Held {
+    /// False once the token is revoked: the stream then sends its last frame and ends.
+    async fn still(&mut self, store: &Store, tx: &mpsc::Sender<Bytes>, fresh: bool) -> bool {
+        self.sessions.borrow_and_update();
+        if self.session.holds(store, fresh).await {
+            return true;
+        }
+        // Best effort: a client that does not read gets no last frame, only the end.
+        let _ = tx.try_send(Bytes::from_static(REVOKED_FRAME));
+        false
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 async fn pump(
     store: Store,
     mut woken: watch::Receiver<Mark>,
+    mut held: Held,
     at: Position,
     mut pending: Vec<Frame>,
     read: Reader,
@@ -177,6 +212,10 @@ async fn pump(
         // A full page may have more behind it, whatever the wake-ups say.
         let full = pending.len() >= PAGE as usize;
         if let Some(last) = pending.last() {
+            // A revocation announced while the page was read: nothing of it goes out.
+            if held.sessions.has_changed().unwrap_or(true) && !held.still(&store, &tx, true).await {
+                return;
+            }
             after = last.id;
             if !send(&tx, join(&pending), &settings).await {
                 return;
@@ -219,7 +258,16 @@ async fn pump(
                     }
                     break;
                 }
+                changed = held.sessions.changed() => {
+                    if changed.is_err() || !held.still(&store, &tx, true).await {
+                        return;
+                    }
+                }
                 () = tokio::time::sleep(settings.heartbeat) => {
+                    // Also the bound should an announcement be lost.
+                    if !held.still(&store, &tx, false).await {
+                        return;
+                    }
                     if !send(&tx, Bytes::from_static(b": heartbeat\n\n"), &settings).await {
                         return;
                     }

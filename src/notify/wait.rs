@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::Topic;
+use super::{Session, Topic};
 use crate::app::blocking;
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
@@ -23,10 +23,11 @@ pub fn checked(wait: Option<u64>) -> Result<Duration, ServiceError> {
 }
 
 /// Calls `read` until `has_news` holds for its answer or `wait` has passed; returns the last
-/// answer. Woken by `topic`'s wake-ups, so a change answers at once.
+/// answer. Woken by `topic`'s wake-ups, so a change answers at once. Ends with 401
+/// `unauthorized` as soon as the session's token is revoked.
 pub async fn until<T, F>(
     store: &Store,
-    topic: Topic,
+    (topic, session): (Topic, Session),
     wait: Duration,
     read: F,
     has_news: impl Fn(&T) -> bool,
@@ -40,15 +41,39 @@ where
     }
     let deadline = tokio::time::Instant::now() + wait;
     let mut woken = store.hub().subscribe(topic);
+    let mut sessions = session.watch(store);
+    let mut recheck = false;
     loop {
         woken.borrow_and_update();
         let answer = blocking(store, read.clone()).await?;
+        // A revocation announced before or while the page was read: nothing of it goes out.
+        if recheck || sessions.has_changed().unwrap_or(true) {
+            sessions.borrow_and_update();
+            if !session.holds(store, true).await {
+                return Err(revoked());
+            }
+        }
+        recheck = false;
         if has_news(&answer) {
             return Ok(answer);
         }
-        match tokio::time::timeout_at(deadline, woken.changed()).await {
-            Ok(Ok(())) => continue,
-            Ok(Err(_)) | Err(_) => return Ok(answer),
+        tokio::select! {
+            changed = woken.changed() => {
+                if changed.is_err() {
+                    return Ok(answer);
+                }
+            }
+            changed = sessions.changed() => {
+                if changed.is_err() {
+                    return Ok(answer);
+                }
+                recheck = true;
+            }
+            () = tokio::time::sleep_until(deadline) => return Ok(answer),
         }
     }
+}
+
+fn revoked() -> ServiceError {
+    ServiceError::unauthorized("the token was revoked while waiting; sign in again")
 }

@@ -12,7 +12,7 @@ use crate::app::blocking;
 use crate::error::ServiceError;
 use crate::notify::{
     sse::{self, Reader, PAGE},
-    wait, Topic,
+    wait, Session, Topic,
 };
 use crate::store::Store;
 
@@ -64,7 +64,7 @@ pub fn feed_reader(caller: Caller) -> Reader {
 /// after `wait` seconds (0..=60).
 pub async fn events_page(
     store: &Store,
-    caller: Caller,
+    (caller, session): (Caller, Session),
     id: Uuid,
     after: Option<i64>,
     limit: Option<i64>,
@@ -74,7 +74,7 @@ pub async fn events_page(
     let read = move |s: &Store| log_page::page(s, &caller, id, after, limit);
     wait::until(
         store,
-        Topic::Game(id),
+        (Topic::Game(id), session),
         wait,
         read,
         |p: &log_page::EventPage| !p.events.is_empty(),
@@ -85,7 +85,7 @@ pub async fn events_page(
 /// `GET /v1/me/feed` with `wait`, as [`events_page`].
 pub async fn feed_page(
     store: &Store,
-    caller: Caller,
+    (caller, session): (Caller, Session),
     after: Option<i64>,
     limit: Option<i64>,
     wait_secs: Option<u64>,
@@ -95,7 +95,7 @@ pub async fn feed_page(
     let read = move |s: &Store| feed::page(s, &caller, after, limit);
     wait::until(
         store,
-        Topic::Account(account),
+        (Topic::Account(account), session),
         wait,
         read,
         |p: &feed::FeedPage| !p.items.is_empty(),

@@ -88,6 +88,7 @@ impl Store {
                 .first::<AccountRow>(conn)?)
         })?;
         self.signed_in.forget(id);
+        self.hub().sessions_changed(id);
         row.into_record()
     }
 
@@ -100,6 +101,7 @@ impl Store {
                 .map_err(StoreError::from)
         })?;
         self.signed_in.forget(id);
+        self.hub().sessions_changed(id);
         if changed == 0 {
             return Err(StoreError::NotFound);
         }
@@ -120,6 +122,7 @@ impl Store {
                 .and_then(|n| super::wake::announce_account_change(conn, id).map(|()| n))
         })?;
         self.signed_in.forget(id);
+        self.hub().sessions_changed(id);
         if changed == 0 {
             return Err(StoreError::NotFound);
         }

@@ -153,6 +153,7 @@ impl Relay {
                     if let Some(signed_in) = self.signed_in.upgrade() {
                         signed_in.forget(account);
                     }
+                    hub.sessions_changed(account);
                 }
             }
             // Also notices a connection that died without a word.

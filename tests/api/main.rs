@@ -28,6 +28,7 @@ mod play;
 mod play_errors;
 mod race;
 mod receiver;
+mod revocation;
 mod round_trips;
 mod sse;
 mod tables;

@@ -253,9 +253,10 @@ async fn actions_alternating_between_two_processes_each_apply_once() {
     assert_eq!(seqs, gapless, "the log has no gap and no repeat");
 }
 
-/// Issue 14: a token check reads the account from a short cache in each process. Signing out
+/// A token check reads the account from a short cache in each process. Signing out
 /// everywhere on one process must still stop the token on the other at once: the change is
-/// announced at commit and the other process forgets the account when it hears it.
+/// announced at commit and the other process forgets the account when it hears it, and ends
+/// the streams the token holds open there.
 #[actix_web::test]
 async fn signing_out_on_one_process_stops_the_token_on_the_other() {
     if !enabled(TestBackend::Postgres) {
@@ -279,6 +280,7 @@ async fn signing_out_on_one_process_stops_the_token_on_the_other() {
         )
         .await;
     }
+    let mut stream = Stream::open_at(&b.url, "/v1/me/stream", Some(&token), None).await;
     let res = client
         .delete(format!("{}/v1/accounts/me/tokens", a.url))
         .bearer_auth(&token)
@@ -306,6 +308,9 @@ async fn signing_out_on_one_process_stops_the_token_on_the_other() {
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    let rest = stream.rest(Duration::from_secs(1)).await;
+    let rest = rest.expect("b's stream of the revoked token ended within a second");
+    assert!(rest.contains("event: revoked"), "{rest:?}");
     for _ in 0..10 {
         call(
             &client,

@@ -87,6 +87,20 @@ impl Stream {
         }
     }
 
+    /// Everything the stream still sends until it ends, raw; None when it is still open after
+    /// `patience`.
+    pub async fn rest(&mut self, patience: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + patience;
+        let mut rest = std::mem::take(&mut self.buffer);
+        loop {
+            match tokio::time::timeout_at(deadline, self.res.chunk()).await {
+                Ok(Ok(Some(bytes))) => rest.push_str(std::str::from_utf8(&bytes).expect("UTF-8")),
+                Ok(Ok(None)) | Ok(Err(_)) => return Some(rest),
+                Err(_) => return None,
+            }
+        }
+    }
+
     /// Frames until one has `id` ≥ `last` (or `patience` passes between two frames).
     pub async fn until(&mut self, last: i64, patience: Duration) -> Vec<Frame> {
         let mut frames = Vec::new();

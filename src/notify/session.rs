@@ -1,0 +1,52 @@
+//! The token that holds a stream or a long-poll open. It is checked again whenever the
+//! account's sessions change (signing out everywhere, a guest registering, leaving for good:
+//! announced in this process at once and in every other on the wake-up channel) and at each
+//! heartbeat, so nothing more is sent on a revoked token.
+
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use crate::app::blocking;
+use crate::store::Store;
+
+/// Who holds the connection: the account and its token's generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Session {
+    pub account: Uuid,
+    pub token_generation: i64,
+}
+
+/// The final frame of a stream whose token was revoked; an `EventSource` that reconnects then
+/// gets 401 `unauthorized`.
+pub const REVOKED_FRAME: &[u8] =
+    b"event: revoked\ndata: {\"code\":\"unauthorized\",\"detail\":\"the token was revoked; sign in again\"}\n\n";
+
+impl Session {
+    /// Changes whenever the account's sessions may have changed.
+    pub fn watch(&self, store: &Store) -> watch::Receiver<u64> {
+        store.hub().sessions(self.account)
+    }
+
+    /// True while the token is good: the account exists, with the token's generation.
+    /// `fresh`: read the database rather than the few-second cache (after an announcement).
+    /// A failed read is no proof of a revocation: the connection stays, and the next check
+    /// decides.
+    pub async fn holds(&self, store: &Store, fresh: bool) -> bool {
+        let cached = if fresh {
+            None
+        } else {
+            store.recent_account(self.account)
+        };
+        let account = match cached {
+            Some(account) => Some(account),
+            None => {
+                let id = self.account;
+                match blocking(store, move |s| s.account_for_token(id)).await {
+                    Ok(account) => account,
+                    Err(_) => return true,
+                }
+            }
+        };
+        account.is_some_and(|a| a.token_generation == self.token_generation)
+    }
+}
