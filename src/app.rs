@@ -28,6 +28,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// The limit on the credential endpoints; None when turned off.
     pub throttle: Option<Throttle>,
+    /// The open streams and long-polls of this process, bounded.
+    pub streams: std::sync::Arc<crate::notify::slots::Slots>,
 }
 
 impl AppState {
@@ -108,8 +110,10 @@ impl Application {
                 .spawn(move || relay.run())
                 .context("cannot start the wake-up listener")?;
         }
+        let streams = crate::notify::slots::Slots::new(config.stream_limits);
         let state = web::Data::new(AppState {
             throttle,
+            streams,
             store,
             config: Arc::new(config),
             tokens,

@@ -181,6 +181,26 @@ pub struct ConfigArgs {
         default_value_t = 21_600
     )]
     pub reminder_lead_secs: u64,
+    /// Open streams and long-polls one account may hold in one process.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_STREAMS_PER_ACCOUNT",
+        default_value_t = 16
+    )]
+    pub streams_per_account: usize,
+    /// Open streams and long-polls one client address may hold in one process.
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_STREAMS_PER_ADDRESS",
+        default_value_t = 64
+    )]
+    pub streams_per_address: usize,
+    /// Open streams and long-polls of one process in all (default: three quarters of its
+    /// open-files limit, less 64).
+    #[arg(global = true, long, env = "RACKO_STREAMS_MAX")]
+    pub streams_max: Option<usize>,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -260,6 +280,8 @@ pub struct Config {
     pub sweep_every: Duration,
     /// How long before a deadline its player is reminded.
     pub reminder_lead: Duration,
+    /// Bounds on open streams and long-polls.
+    pub stream_limits: crate::notify::slots::Limits,
 }
 
 impl Config {
@@ -293,6 +315,11 @@ impl Config {
             webhook_retry_for: Duration::from_secs(24 * 3600),
             sweep_every: Duration::from_secs(1),
             reminder_lead: crate::store::DEFAULT_REMINDER_LEAD,
+            stream_limits: crate::notify::slots::Limits {
+                per_account: 16,
+                per_address: 64,
+                total: crate::notify::slots::default_total(),
+            },
         }
     }
 
@@ -321,6 +348,14 @@ impl Config {
             webhooks_allow_private: args.webhooks_allow_private,
             webhook_timeout: Duration::from_secs(args.webhook_timeout_secs),
             reminder_lead: Duration::from_secs(args.reminder_lead_secs),
+            stream_limits: crate::notify::slots::Limits {
+                per_account: args.streams_per_account.max(1),
+                per_address: args.streams_per_address.max(1),
+                total: args
+                    .streams_max
+                    .unwrap_or_else(crate::notify::slots::default_total)
+                    .max(1),
+            },
             cors_origins: args
                 .cors_origins
                 .iter()
@@ -590,6 +625,9 @@ mod tests {
             webhooks_allow_private: false,
             webhook_timeout_secs: 10,
             reminder_lead_secs: 21_600,
+            streams_per_account: 16,
+            streams_per_address: 64,
+            streams_max: None,
         }
     }
 

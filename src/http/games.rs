@@ -188,6 +188,8 @@ pub struct EventsQuery {
         (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`, `invalid_wait`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+            headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn list_events(
     state: web::Data<AppState>,
@@ -197,6 +199,11 @@ pub async fn list_events(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
+    // A long-poll holds its connection like a stream; a plain read holds none.
+    let _slot = match query.wait {
+        Some(wait) if wait > 0 => Some(super::stream::slot(&state, &user, &req)?),
+        _ => None,
+    };
     let page: EventPage = service::stream::events_page(
         &state.store,
         (caller, super::helpers::session(&user)),

@@ -12,7 +12,7 @@ use crate::{
     app::AppState,
     auth::CurrentUser,
     error::ServiceError,
-    notify::{sse, Topic},
+    notify::{slots::Slot, sse, Topic},
     service::{self, feed::FeedPage},
 };
 
@@ -40,6 +40,12 @@ pub struct LastEventIdHeader {
     pub last_event_id: Option<String>,
 }
 
+/// A place among the bounded open streams and long-polls, or 429 `too_many_requests`.
+pub fn slot(state: &AppState, user: &CurrentUser, req: &HttpRequest) -> Result<Slot, ServiceError> {
+    let address = super::throttle::client_address(req, state);
+    state.streams.take(user.id, address)
+}
+
 fn settings(state: &AppState) -> sse::Settings {
     sse::Settings {
         heartbeat: state.config.stream_heartbeat,
@@ -64,6 +70,8 @@ fn settings(state: &AppState) -> sse::Settings {
         (status = 400, description = "`invalid_after`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+            headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn game_stream(
     state: web::Data<AppState>,
@@ -75,7 +83,7 @@ pub async fn game_stream(
     let after = sse::resume_from(&req, query.after)?;
     let id = id.into_inner();
     let read = service::stream::game_reader(caller(&user), id);
-    let held = (Topic::Game(id), session(&user));
+    let held = (Topic::Game(id), session(&user), slot(&state, &user, &req)?);
     sse::open(&state.store, held, after, read, settings(&state)).await
 }
 
@@ -92,6 +100,8 @@ pub async fn game_stream(
             content_type = "text/event-stream", body = String),
         (status = 400, description = "`invalid_after`"),
         (status = 401, description = "`unauthorized`"),
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+            headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn my_stream(
     state: web::Data<AppState>,
@@ -103,7 +113,11 @@ pub async fn my_stream(
     let read = service::stream::feed_reader(caller(&user));
     sse::open(
         &state.store,
-        (Topic::Account(user.id), session(&user)),
+        (
+            Topic::Account(user.id),
+            session(&user),
+            slot(&state, &user, &req)?,
+        ),
         after,
         read,
         settings(&state),
@@ -135,13 +149,21 @@ pub struct FeedQuery {
         (status = 200, description = "A page of feed items", body = FeedPage),
         (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`, `invalid_wait`"),
         (status = 401, description = "`unauthorized`"),
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+            headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn my_feed(
     state: web::Data<AppState>,
     user: CurrentUser,
     query: web::Query<FeedQuery>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let q = query.into_inner();
+    // A long-poll holds its connection like a stream; a plain read holds none.
+    let _slot = match q.wait {
+        Some(wait) if wait > 0 => Some(slot(&state, &user, &req)?),
+        _ => None,
+    };
     let page = service::stream::feed_page(
         &state.store,
         (caller(&user), session(&user)),

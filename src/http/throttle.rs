@@ -16,7 +16,7 @@ use actix_web::{
     body::{EitherBody, MessageBody},
     dev::{ServiceRequest, ServiceResponse},
     middleware::Next,
-    web, Error, ResponseError,
+    web, Error, HttpRequest, ResponseError,
 };
 
 use crate::{app::AppState, error::ServiceError};
@@ -83,7 +83,9 @@ pub async fn limit<B: MessageBody>(
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, Error> {
     if let Some(state) = req.app_data::<web::Data<AppState>>() {
-        if let (Some(throttle), Some(client)) = (&state.throttle, client_address(&req, state)) {
+        if let (Some(throttle), Some(client)) =
+            (&state.throttle, client_address(req.request(), state))
+        {
             if let Err(wait) = throttle.take(client, Instant::now()) {
                 let refusal = ServiceError::rate_limited(wait).error_response();
                 return Ok(req.into_response(refusal).map_into_right_body());
@@ -95,7 +97,7 @@ pub async fn limit<B: MessageBody>(
 
 /// The peer's address; behind a proxy (configured), the last `X-Forwarded-For` entry, which
 /// is the one the proxy added (earlier entries come from the client and can be forged).
-fn client_address(req: &ServiceRequest, state: &AppState) -> Option<IpAddr> {
+pub(crate) fn client_address(req: &HttpRequest, state: &AppState) -> Option<IpAddr> {
     if state.config.behind_proxy {
         let forwarded = req
             .headers()

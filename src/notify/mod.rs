@@ -11,7 +11,8 @@
 //!   for what a process killed before it announced its commit would leave unsaid.
 //! - [`sse`]: Server-Sent Events over a bounded channel per connection, with heartbeats.
 //! - [`wait`]: long-polling on the same wake-ups.
-//! - [`session`]: both end once the token that opened them is revoked.
+//! - [`session`]: both end once the token that opened them is revoked; [`slots`]: both are
+//!   bounded per account, per address and in all.
 //! - [`deliver`]: the webhook worker of every process, over the transactional outbox, with
 //!   [`signing`] (Standard Webhooks) and [`address`] (no private addresses).
 
@@ -20,6 +21,7 @@ pub mod deliver;
 pub mod hub;
 pub mod session;
 pub mod signing;
+pub mod slots;
 pub mod sse;
 pub mod wait;
 

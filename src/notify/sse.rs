@@ -18,6 +18,7 @@ use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
 use super::session::REVOKED_FRAME;
+use super::slots::Slot;
 use super::{Mark, Session, Topic};
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
@@ -103,7 +104,7 @@ pub fn resume_from(req: &HttpRequest, after: Option<i64>) -> Result<i64, Service
 /// refusal answers as a problem, not as an empty stream.
 pub async fn open(
     store: &Store,
-    (topic, session): (Topic, Session),
+    (topic, session, slot): (Topic, Session, Slot),
     after: i64,
     read: Reader,
     settings: Settings,
@@ -116,7 +117,11 @@ pub async fn open(
     let first = read(store.clone(), after, None).await?;
     let (tx, rx) = mpsc::channel(settings.buffer.max(1));
     let at = Position { after, resets };
-    let held = Held { session, sessions };
+    let held = Held {
+        session,
+        sessions,
+        _slot: slot,
+    };
     actix_web::rt::spawn(pump(
         store.clone(),
         woken,
@@ -174,6 +179,8 @@ struct Position {
 struct Held {
     session: Session,
     sessions: watch::Receiver<u64>,
+    /// The stream's place among the bounded open streams, given back when it ends.
+    _slot: Slot,
 }
 
 impl Held {

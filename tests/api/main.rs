@@ -31,5 +31,6 @@ mod receiver;
 mod revocation;
 mod round_trips;
 mod sse;
+mod stream_limits;
 mod tables;
 mod webhooks;
