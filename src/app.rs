@@ -62,6 +62,7 @@ where
 pub struct Application {
     port: u16,
     server: Server,
+    hub: Arc<crate::notify::Hub>,
 }
 
 impl Application {
@@ -111,6 +112,7 @@ impl Application {
                 .context("cannot start the wake-up listener")?;
         }
         let streams = crate::notify::slots::Slots::new(config.stream_limits);
+        let hub = Arc::clone(store.hub());
         let state = web::Data::new(AppState {
             throttle,
             streams,
@@ -132,7 +134,9 @@ impl Application {
                 .wrap(Compress::default())
         })
         .listen(listener)?
-        // Actix stops on SIGTERM/SIGINT and lets requests in flight finish for this long.
+        // On SIGTERM/SIGINT (`run_until_stopped`) requests in flight finish for this long;
+        // streams and long-polls end at once.
+        .disable_signals()
         .shutdown_timeout(shutdown.as_secs());
         if let Some(n) = workers {
             server = server.workers(n);
@@ -141,6 +145,7 @@ impl Application {
         Ok(Application {
             port: address.port(),
             server: server.run(),
+            hub,
         })
     }
 
@@ -153,10 +158,46 @@ impl Application {
         self.server.handle()
     }
 
-    /// Serves until the server is stopped (SIGTERM/SIGINT, graceful).
+    /// Serves until the server is stopped (SIGTERM/SIGINT, graceful): streams and long-polls
+    /// end at once (their clients resume from the log), other requests in flight finish.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let (handle, hub) = (self.server.handle(), self.hub);
+        actix_web::rt::spawn(async move {
+            stop_signal().await;
+            tracing::info!("stopping: streams closed, requests in flight finish");
+            hub.close_streams();
+            handle.stop(true).await;
+        });
         self.server.await
     }
+}
+
+/// SIGTERM or SIGINT; never, when neither can be listened for.
+async fn stop_signal() {
+    // A signal that cannot be listened for never comes (rather than stopping at once).
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = interrupt => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await;
 }
 
 async fn open_store(config: &Config) -> anyhow::Result<Store> {

@@ -96,6 +96,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 async fn serve(args: ConfigArgs) -> anyhow::Result<()> {
+    racko::notify::slots::raise_open_files_limit();
     let config = Config::from_args(args).context("invalid configuration")?;
     tracing::info!(environment = ?config.environment, test_mode = config.test_mode, "starting");
     let app = Application::build(config).await?;

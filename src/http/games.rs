@@ -188,7 +188,7 @@ pub struct EventsQuery {
         (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`, `invalid_wait`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
-        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (RACKO_STREAMS_PER_ACCOUNT, RACKO_STREAMS_PER_ADDRESS), or the server as many as it can",
             headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn list_events(

@@ -70,7 +70,7 @@ fn settings(state: &AppState) -> sse::Settings {
         (status = 400, description = "`invalid_after`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
-        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (RACKO_STREAMS_PER_ACCOUNT, RACKO_STREAMS_PER_ADDRESS), or the server as many as it can",
             headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn game_stream(
@@ -100,7 +100,7 @@ pub async fn game_stream(
             content_type = "text/event-stream", body = String),
         (status = 400, description = "`invalid_after`"),
         (status = 401, description = "`unauthorized`"),
-        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (RACKO_STREAMS_PER_ACCOUNT, RACKO_STREAMS_PER_ADDRESS), or the server as many as it can",
             headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn my_stream(
@@ -149,7 +149,7 @@ pub struct FeedQuery {
         (status = 200, description = "A page of feed items", body = FeedPage),
         (status = 400, description = "`invalid_query`, `invalid_after`, `invalid_limit`, `invalid_wait`"),
         (status = 401, description = "`unauthorized`"),
-        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (`RACKO_STREAMS_PER_ACCOUNT`, `RACKO_STREAMS_PER_ADDRESS`), or the server as many as it can",
+        (status = 429, description = "`too_many_requests`: this account or address holds as many streams and long-polls as allowed (RACKO_STREAMS_PER_ACCOUNT, RACKO_STREAMS_PER_ADDRESS), or the server as many as it can",
             headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn my_feed(

@@ -63,6 +63,8 @@ pub struct Hub {
     topics: Mutex<HashMap<Topic, watch::Sender<Mark>>>,
     /// By account: bumped whenever its tokens may have been revoked (`Session`).
     sessions: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
+    /// True once the process is stopping: streams and long-polls end at once.
+    closing: watch::Sender<bool>,
     /// The recent log tails the streams of this process share.
     pub tails: crate::service::tails::Tails,
     /// The newest items of the account feeds streamed here.
@@ -135,6 +137,17 @@ impl Hub {
         for tx in sessions.values() {
             tx.send_modify(|n| *n += 1);
         }
+    }
+
+    /// Becomes true when the process stops (`close_streams`).
+    pub fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+
+    /// The process is stopping: every stream and long-poll ends now, and its client resumes
+    /// from the log on another process (or this one once it is back).
+    pub fn close_streams(&self) {
+        self.closing.send_replace(true);
     }
 
     fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<u64>>> {

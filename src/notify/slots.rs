@@ -123,6 +123,31 @@ impl Drop for Slot {
     }
 }
 
+/// Raises the soft limit on open files to the hard one, so that a common default of 1,024
+/// does not cap a server's connections; call once at start-up, before sizing the limits.
+pub fn raise_open_files_limit() {
+    #[cfg(target_os = "linux")]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write the struct passed by reference,
+        // which lives on this stack frame for both calls.
+        let raised = unsafe {
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
+                && limit.rlim_cur < limit.rlim_max
+                && {
+                    limit.rlim_cur = limit.rlim_max;
+                    libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0
+                }
+        };
+        if raised {
+            tracing::info!(open_files = limit.rlim_cur, "raised the open-files limit");
+        }
+    }
+}
+
 /// The soft limit on open files of this process (Linux), to size the default total.
 pub fn open_files_limit() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/self/limits").ok()?;

@@ -120,6 +120,7 @@ pub async fn open(
     let held = Held {
         session,
         sessions,
+        closing: store.hub().closing(),
         _slot: slot,
     };
     actix_web::rt::spawn(pump(
@@ -179,6 +180,8 @@ struct Position {
 struct Held {
     session: Session,
     sessions: watch::Receiver<u64>,
+    /// True once the process stops: the stream ends, and the client resumes elsewhere.
+    closing: watch::Receiver<bool>,
     /// The stream's place among the bounded open streams, given back when it ends.
     _slot: Slot,
 }
@@ -216,6 +219,9 @@ async fn pump(
         mut resets,
     } = at;
     loop {
+        if *held.closing.borrow() {
+            return;
+        }
         // A full page may have more behind it, whatever the wake-ups say.
         let full = pending.len() >= PAGE as usize;
         if let Some(last) = pending.last() {
@@ -265,6 +271,7 @@ async fn pump(
                     }
                     break;
                 }
+                _ = held.closing.changed() => return,
                 changed = held.sessions.changed() => {
                     if changed.is_err() || !held.still(&store, &tx, true).await {
                         return;

@@ -42,6 +42,7 @@ where
     let deadline = tokio::time::Instant::now() + wait;
     let mut woken = store.hub().subscribe(topic);
     let mut sessions = session.watch(store);
+    let mut closing = store.hub().closing();
     let mut recheck = false;
     loop {
         woken.borrow_and_update();
@@ -54,10 +55,11 @@ where
             }
         }
         recheck = false;
-        if has_news(&answer) {
+        if has_news(&answer) || *closing.borrow() {
             return Ok(answer);
         }
         tokio::select! {
+            _ = closing.changed() => return Ok(answer),
             changed = woken.changed() => {
                 if changed.is_err() {
                     return Ok(answer);

@@ -1,13 +1,15 @@
 //! Open streams and long-polls are bounded per account, per address and in all: past a limit
 //! a new one gets 429 `too_many_requests` with `Retry-After`, other clients' requests still
-//! answer at once, and a stream the client closed gives its place back.
+//! answer at once, and a stream the client closed gives its place back. SIGTERM ends open
+//! streams at once.
 
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 
-use crate::common::app::{assert_problem, spawn_app_with, TestApp};
-use crate::common::db::{enabled, TestBackend};
+use crate::common::app::{assert_problem, spawn_app_with, TestApp, TEST_PASSWORD};
+use crate::common::db::{enabled, TestBackend, TestDb};
+use crate::common::process::ServeProcess;
 use crate::sse::Stream;
 
 async fn app_with_limits(backend: TestBackend) -> Option<TestApp> {
@@ -93,4 +95,39 @@ async fn streams_past_the_limits_are_refused_and_others_go_on_postgres() {
 #[actix_web::test]
 async fn streams_past_the_limits_are_refused_and_others_go_on_sqlite() {
     streams_past_the_limits_are_refused_and_others_go_on(TestBackend::Sqlite).await;
+}
+
+/// SIGTERM ends open streams at once (their clients resume from the log) instead of waiting
+/// out the 30 s shutdown timeout for them.
+#[actix_web::test]
+async fn sigterm_ends_open_streams_at_once() {
+    if !enabled(TestBackend::Sqlite) {
+        eprintln!("skipped: Sqlite is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Sqlite);
+    let server = ServeProcess::start(&db.url, &[]);
+    let client = reqwest::Client::new();
+    let registered: serde_json::Value = client
+        .post(format!("{}/v1/accounts", server.url))
+        .json(&serde_json::json!({ "username": "ann", "password": TEST_PASSWORD }))
+        .send()
+        .await
+        .expect("registered")
+        .json()
+        .await
+        .expect("json");
+    let token = registered["token"].as_str().expect("a token").to_string();
+    let mut stream = Stream::open_at(&server.url, "/v1/me/stream", Some(&token), None).await;
+    let took = tokio::task::spawn_blocking(move || server.terminate())
+        .await
+        .expect("joined");
+    assert!(
+        took < Duration::from_secs(5),
+        "the server took {took:?} to stop"
+    );
+    assert!(
+        stream.rest(Duration::from_secs(1)).await.is_some(),
+        "the stream ended"
+    );
 }

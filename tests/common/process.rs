@@ -75,6 +75,18 @@ impl ServeProcess {
         }
     }
 
+    /// SIGTERM, then waits for the process to exit; how long that took.
+    pub fn terminate(mut self) -> Duration {
+        let started = Instant::now();
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "SIGTERM was sent");
+        let _ = self.child.wait();
+        started.elapsed()
+    }
+
     /// SIGKILL: no shutdown, no flush; whatever was committed is all that remains.
     pub fn kill_9(mut self) {
         let _ = self.child.kill();
