@@ -90,9 +90,77 @@ pub fn optional_json<T: DeserializeOwned + Default>(
     if !is_json {
         return Err(json_error(JsonPayloadError::ContentType));
     }
-    match serde_json::from_slice(body).map_err(|e| serde_error(&e))? {
-        serde_json::Value::Null => Ok(T::default()),
-        value => from_object(value),
+    match serde_json::from_slice::<Unique>(body).map_err(|e| serde_error(&e))? {
+        Unique(serde_json::Value::Null) => Ok(T::default()),
+        Unique(value) => from_object(value),
+    }
+}
+
+/// A JSON value whose objects name each key once. RFC 8259 leaves duplicates to the reader
+/// and serde_json keeps the last; a body with two `version`s or two `action`s is refused
+/// instead, so that no proxy or client library reads it otherwise than the server.
+struct Unique(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Unique, D::Error> {
+        d.deserialize_any(UniqueVisitor).map(Unique)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Unique(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(items.into())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key `{key}`: each key may appear once in an object"
+                )));
+            }
+            let Unique(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(object.into())
     }
 }
 
@@ -122,9 +190,9 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = LocalBoxFuture<'static, Result<Json<T>, actix_web::Error>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let value = web::Json::<serde_json::Value>::from_request(req, payload);
+        let value = web::Json::<Unique>::from_request(req, payload);
         Box::pin(async move {
-            let value = value.await?.into_inner();
+            let Unique(value) = value.await?.into_inner();
             Ok(Json(from_object(value)?))
         })
     }

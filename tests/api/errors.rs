@@ -28,7 +28,53 @@ both_stores!(
     request_ids_are_kept_or_made,
     bad_path_and_query_parameters_are_400,
     nul_characters_are_never_a_server_error,
+    duplicate_keys_are_refused,
 );
+
+async fn duplicate_keys_are_refused(app: TestApp) {
+    let bodies = [
+        r#"{"username": "alice", "username": "mallory", "password": "correct horse battery"}"#,
+        r#"{"username": "alice", "password": "correct horse battery", "password": "x"}"#,
+    ];
+    for body in bodies {
+        let res = post_raw(&app, "/v1/accounts", Some("application/json"), body.into()).await;
+        let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body").await;
+        let detail = problem["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("duplicate key"), "{detail}");
+    }
+    // Nested objects too: an action with two types, on an optional body as well.
+    let (token, _) = app.guest().await;
+    let created = app
+        .post_json(
+            "/v1/games",
+            Some(&token),
+            &json!({ "options": { "players": 2 } }),
+        )
+        .await;
+    let game: serde_json::Value = created.json().await.expect("a game");
+    let id = game["id"].as_str().expect("id");
+    let body = r#"{"version": 1, "action": {"type": "draw", "type": "discard_drawn"}}"#;
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{id}/actions"),
+            Some(&token),
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("sent");
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body").await;
+    let res = post_raw(
+        &app,
+        "/v1/guests",
+        Some("application/json"),
+        br#"{"a": 1, "a": 2}"#.to_vec(),
+    )
+    .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body").await;
+}
 
 async fn malformed_json_is_400(app: TestApp) {
     for body in [
