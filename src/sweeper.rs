@@ -36,7 +36,7 @@ pub async fn run(store: Store, every: Duration, test_mode: bool) {
 }
 
 /// Test mode: moves this process's clock to the offset another process may have set.
-async fn sync_clock(store: &Store) {
+pub async fn sync_clock(store: &Store) {
     let s = store.clone();
     let read = tokio::task::spawn_blocking(move || s.setting(CLOCK_OFFSET_KEY)).await;
     if let Ok(Ok(Some(value))) = read {

@@ -242,3 +242,47 @@ async fn computer_moves_are_made_once_with_two_processes() {
     assert_eq!(verify["verified"], true, "{verify}");
     drop(servers);
 }
+
+/// Test mode: a clock move sent to a process that has not read another process's move yet
+/// starts from the shared offset, so the clock never goes back (61 s, then 1 s more, is 62 s
+/// on both).
+#[actix_web::test]
+async fn the_test_clock_only_moves_forward_across_processes() {
+    if !enabled(TestBackend::Postgres) {
+        eprintln!("skipped: postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let url = db.url.clone();
+    let (a, b) = tokio::task::spawn_blocking(move || {
+        (
+            ServeProcess::start(&url, TEST_MODE),
+            ServeProcess::start(&url, TEST_MODE),
+        )
+    })
+    .await
+    .expect("both servers start");
+    let client = reqwest::Client::new();
+    let advance = |base: String, seconds: u64| {
+        let client = client.clone();
+        async move {
+            let now: Value = client
+                .post(format!("{base}/v1/test/clock"))
+                .json(&json!({ "seconds": seconds }))
+                .send()
+                .await
+                .expect("the clock moved")
+                .json()
+                .await
+                .expect("json");
+            now["offset_seconds"].as_f64().expect("an offset")
+        }
+    };
+    assert_eq!(advance(a.url.clone(), 61).await, 61.0);
+    assert_eq!(
+        advance(b.url.clone(), 1).await,
+        62.0,
+        "b starts from a's move"
+    );
+    assert_eq!(advance(a.url.clone(), 1).await, 63.0);
+}

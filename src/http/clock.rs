@@ -64,7 +64,9 @@ pub async fn advance_clock(
             format!("seconds must be 1 to {MAX_ADVANCE}"),
         ));
     }
-    // Seconds are bounded above, so the product fits easily.
+    // From the offset every process shares, not this process's last look at it: a move sent
+    // to a process that has not read another's move yet must not take the clock back.
+    sweeper::sync_clock(&state.store).await;
     // Seconds are bounded above; repeated moves saturate instead of overflowing.
     let step = i64::try_from(seconds).unwrap_or(0) * 1_000_000;
     let micros = state.store.clock_offset().saturating_add(step);
