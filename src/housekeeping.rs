@@ -1,7 +1,8 @@
-//! Work the server does on its own, on a timer, in every process: today, deleting
-//! Idempotency-Key answers older than their time to live (`RACKO_IDEMPOTENCY_TTL_SECS`), in
-//! bounded batches so that one sweep never holds the database for long. Several processes
-//! sweeping at once only share the work.
+//! Work the server does on its own, on a timer, in every process: deleting Idempotency-Key
+//! answers older than their time to live (`RACKO_IDEMPOTENCY_TTL_SECS`) and webhook
+//! deliveries finished more than [`DELIVERY_RETENTION`] ago, in bounded batches so that one
+//! sweep never holds the database for long. Several processes sweeping at once only share
+//! the work.
 
 use std::time::Duration;
 
@@ -12,18 +13,46 @@ use crate::store::Store;
 /// Rows deleted per statement.
 const BATCH: i64 = 1000;
 
+/// How long a delivered or failed webhook delivery stays in the delivery log: a week, time
+/// to look into a failure, while the outbox does not grow without end.
+pub const DELIVERY_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
+
 /// Runs forever (until the runtime stops): a sweep every `every`.
 pub async fn run(store: Store, ttl: Duration, every: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        let store = store.clone();
-        match tokio::task::spawn_blocking(move || expire_idempotency(&store, ttl)).await {
+        let keys = store.clone();
+        match tokio::task::spawn_blocking(move || expire_idempotency(&keys, ttl)).await {
             Ok(Ok(0)) => {}
             Ok(Ok(n)) => tracing::info!(deleted = n, "expired idempotency records"),
             Ok(Err(e)) => tracing::warn!(error = %e, "idempotency sweep failed"),
             Err(e) => tracing::warn!(error = %e, "idempotency sweep panicked"),
+        }
+        let deliveries = store.clone();
+        let expire = move || expire_deliveries(&deliveries, DELIVERY_RETENTION);
+        match tokio::task::spawn_blocking(expire).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => tracing::info!(deleted = n, "deleted finished webhook deliveries"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "delivery sweep failed"),
+            Err(e) => tracing::warn!(error = %e, "delivery sweep panicked"),
+        }
+    }
+}
+
+/// Deletes the webhook deliveries finished more than `kept` ago; returns how many.
+pub fn expire_deliveries(store: &Store, kept: Duration) -> Result<usize, crate::store::StoreError> {
+    let kept = chrono::Duration::from_std(kept).unwrap_or(chrono::Duration::MAX);
+    let before = Utc::now()
+        .checked_sub_signed(kept)
+        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
+    let mut total = 0;
+    loop {
+        let deleted = store.delete_finished_deliveries(before, BATCH)?;
+        total += deleted;
+        if deleted < BATCH as usize {
+            return Ok(total);
         }
     }
 }

@@ -17,6 +17,7 @@ mod list;
 mod migrate;
 mod pg_write;
 mod recent;
+mod retention;
 mod rows;
 mod schema;
 mod signed_in;

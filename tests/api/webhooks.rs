@@ -161,6 +161,17 @@ async fn deliveries_are_signed_retried_and_logged(backend: TestBackend) {
             "{d}"
         );
     }
+    // Finished deliveries are kept for a while, then deleted; a week later here.
+    let store = racko::store::Store::open(&app.db.url, 1).expect("the store opens");
+    let week = racko::housekeeping::DELIVERY_RETENTION;
+    assert_eq!(
+        racko::housekeeping::expire_deliveries(&store, week).expect("swept"),
+        0
+    );
+    let expired = racko::housekeeping::expire_deliveries(&store, Duration::ZERO).expect("swept");
+    assert_eq!(expired, seqs.len());
+    let after = json_body(app.get(&path, ann.token()).await, StatusCode::OK).await;
+    assert_eq!(after["deliveries"], json!([]), "{after}");
     // Somebody else's log is not found; deleting ends the endpoint.
     assert_problem(
         app.get(&path, bob.token()).await,
