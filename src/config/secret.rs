@@ -49,8 +49,11 @@ impl std::str::FromStr for Secret {
     }
 }
 
+/// An alphabet's name, its size and whether it holds a byte.
+type Alphabet = (&'static str, f64, fn(u8) -> bool);
+
 /// The recognised alphabets, smallest first: a string is judged by the first that holds it.
-const ALPHABETS: &[(&str, f64, fn(u8) -> bool)] = &[
+const ALPHABETS: &[Alphabet] = &[
     ("decimal digits", 10.0, |b| b.is_ascii_digit()),
     ("hexadecimal", 16.0, |b| b.is_ascii_hexdigit()),
     ("lowercase letters and digits", 36.0, |b| {

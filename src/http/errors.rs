@@ -79,10 +79,10 @@ fn html() -> String {
     );
     for &code in Code::ALL {
         let e = entry(code);
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<section id=\"{code}\"><h2><code>{code}</code></h2><p><b>Status:</b> {}</p>\
-             <p>{}</p><p><b>What to do:</b> {}</p></section>\n",
+             <p>{}</p><p><b>What to do:</b> {}</p></section>",
             status_text(code),
             inline(e.meaning),
             inline(e.action)
