@@ -3,7 +3,9 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs ./
+# Every workspace member (Cargo.toml's `members`): cargo loads them all before building one.
 COPY rules rules
+COPY bots bots
 COPY src src
 COPY migrations migrations
 COPY openapi openapi

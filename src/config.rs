@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+mod secret;
+pub use secret::{strength, Secret, Strength, MIN_SECRET_BITS};
+
 /// Where the embedded store lives when `DATABASE_URL` is unset (relative to the working folder).
 pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
 /// Play-by-mail: a token lasts long enough to survive a holiday between two moves.
@@ -28,33 +31,6 @@ pub enum Environment {
 pub enum LogFormat {
     Text,
     Json,
-}
-
-/// A secret string whose `Debug` never shows the value.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Secret {
-        Secret(value.into())
-    }
-    /// The value, for the one place that needs it (the token keys).
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(<redacted>)")
-    }
-}
-
-impl std::str::FromStr for Secret {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Secret, Self::Err> {
-        Ok(Secret::new(s))
-    }
 }
 
 /// The flags (and their environment variables) shared by the subcommands that touch the server.
@@ -213,10 +189,11 @@ pub enum ConfigError {
     #[error("RACKO_JWT_SECRET must be at least {MIN_SECRET_BYTES} bytes")]
     ShortSecret,
     #[error(
-        "RACKO_JWT_SECRET is too uniform to be secret (e.g. blanks or one repeated character); \
-         use random bytes, e.g. `openssl rand -hex 32`"
+        "RACKO_JWT_SECRET holds about {bits} bits of randomness (judged as {alphabet}, with \
+         repetitions counted once), fewer than the {MIN_SECRET_BITS} needed; use random bytes, \
+         e.g. `openssl rand -hex 32`"
     )]
-    WeakSecret,
+    WeakSecret { bits: u32, alphabet: &'static str },
     #[error("RACKO_TEST_MODE cannot be used in production")]
     TestModeInProduction,
     #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
@@ -227,12 +204,17 @@ pub enum ConfigError {
     CorsOrigin(String, &'static str),
 }
 
-/// A secret of at least [`MIN_SECRET_BYTES`] bytes that uses at least 16 different byte
-/// values: a guessable filler (40 blanks, "aaaa…", "0123012301…") is refused, while any random
-/// hex, base64 or passphrase of that length passes.
-fn varied(secret: &str) -> bool {
-    let distinct: std::collections::HashSet<u8> = secret.bytes().collect();
-    distinct.len() >= 16 && !secret.trim().is_empty()
+/// Refuses a secret below [`MIN_SECRET_BITS`] by the estimate of [`strength`].
+fn judge(secret: &str) -> Result<(), ConfigError> {
+    let Strength { bits, alphabet } = strength(secret);
+    if bits >= f64::from(MIN_SECRET_BITS) {
+        return Ok(());
+    }
+    Err(ConfigError::WeakSecret {
+        // Rounded down, so the message never claims the threshold was reached.
+        bits: bits.floor() as u32,
+        alphabet,
+    })
 }
 
 /// The validated configuration.
@@ -375,8 +357,8 @@ impl Config {
         match &self.jwt_secret {
             None if production => return Err(ConfigError::MissingSecret),
             Some(s) if s.expose().len() < MIN_SECRET_BYTES => return Err(ConfigError::ShortSecret),
-            Some(s) if !varied(s.expose()) => return Err(ConfigError::WeakSecret),
-            _ => {}
+            Some(s) => judge(s.expose())?,
+            None => {}
         }
         if production && self.test_mode {
             return Err(ConfigError::TestModeInProduction);
@@ -494,7 +476,8 @@ mod tests {
         Config::from_args(cli.args)
     }
 
-    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+    // Random hex of 32 bytes, as `openssl rand -hex 32` prints.
+    const SECRET: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
     #[test]
     fn production_without_secret_is_refused() {
@@ -521,26 +504,29 @@ mod tests {
     }
 
     #[test]
-    fn uniform_secrets_are_refused() {
+    fn patterned_secrets_are_refused_with_their_estimate() {
         for weak in [" ".repeat(40), "a".repeat(64), "0123".repeat(10)] {
             let c = Config {
                 jwt_secret: Some(Secret::new(weak.clone())),
                 ..Config::defaults()
             };
-            assert_eq!(
-                c.validate().unwrap_err(),
-                ConfigError::WeakSecret,
+            let e = c.validate().unwrap_err();
+            assert!(
+                matches!(e, ConfigError::WeakSecret { bits, .. } if bits < 128),
                 "{weak:?}"
             );
+            assert!(e.to_string().contains("openssl rand -hex 32"), "{e}");
         }
-        // Random hex of 32 bytes passes.
-        let c = Config {
-            jwt_secret: Some(Secret::new(
-                "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-            )),
-            ..Config::defaults()
-        };
-        assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn the_documented_command_is_accepted() {
+        // What `RACKO_JWT_SECRET=$(openssl rand -hex 32)` passes, through the flag's parser.
+        for _ in 0..1000 {
+            let secret = hex::encode(rand::random::<[u8; 32]>());
+            let c = parse(&["--env", "production", "--jwt-secret", &secret]);
+            assert!(c.is_ok(), "{secret}: {:?}", c.err());
+        }
     }
 
     #[test]

@@ -9,6 +9,8 @@ use utoipa::{PartialSchema, ToSchema};
 
 use crate::store::StoreError;
 
+pub mod catalogue;
+
 /// Declares the codes once: the enum, its wire names and the list of all of them.
 macro_rules! codes {
     ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {

@@ -176,7 +176,9 @@ pub fn events(
                 more = true;
                 break 'pages;
             }
-            let actor = match stored.actor {
+            // The same rule as `actor_seat`: an event that follows from the rules names nobody.
+            let stored_event = LogEvent::from_payload(&stored.payload)?;
+            let actor = match stored_event.actor(stored.actor) {
                 Some(id) => account_of(store, &mut accounts, id)?,
                 None => None,
             };

@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod audit;
 pub mod clock;
 pub mod cors;
+pub mod errors;
 pub mod extract;
 pub mod games;
 pub mod helpers;

@@ -32,6 +32,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::ops::healthz,
         http::ops::readyz,
         http::ops::metrics,
+        http::errors::error_catalogue,
         http::accounts::register,
         http::accounts::login,
         http::accounts::create_guest,
@@ -104,6 +105,8 @@ pub fn openapi_json() -> String {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     // Our own resource (not SwaggerUi's) so that a wrong method answers 405 like elsewhere.
     cfg.service(web::resource("/openapi.json").route(web::get().to(spec)))
+        // Before Swagger UI, which answers every other path under /docs.
+        .service(web::resource("/docs/errors").route(web::get().to(super::errors::error_catalogue)))
         .service(SwaggerUi::new("/docs/{_:.*}").config(Config::from("/openapi.json")))
         .service(web::resource("/docs").route(web::get().to(docs_redirect)));
 }

@@ -10,8 +10,10 @@ use crate::error::{Code, ServiceError};
 /// The problem+json body (RFC 9457) with the project's extension members.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Problem {
-    /// A URI naming the kind of problem: `urn:racko:problem:<code>`.
+    /// The problem type: a link, relative to the server, to the code's entry in the error
+    /// catalogue (`/docs/errors#<code>`), where its status, meaning and remedy are written.
     #[serde(rename = "type")]
+    #[schema(format = "uri-reference", example = "/docs/errors#not_your_turn")]
     pub kind: String,
     pub title: String,
     pub status: u16,
@@ -97,7 +99,7 @@ pub fn status(code: Code) -> StatusCode {
 pub fn problem(e: &ServiceError) -> Problem {
     let status = status(e.code);
     Problem {
-        kind: format!("urn:racko:problem:{}", e.code),
+        kind: super::errors::problem_type(e.code),
         title: status.canonical_reason().unwrap_or("Error").to_string(),
         status: status.as_u16(),
         detail: e.detail.clone(),

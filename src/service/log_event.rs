@@ -6,7 +6,7 @@
 //! (`round_started`, `drew`, …) stay as the rules crate names them. The two sets of tags never
 //! overlap, so one flat `type` field tells every event apart.
 
-use racko_rules::{Event, Options, Seat, Viewer};
+use racko_rules::{Event, Options, ResignReason, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::{schema::Schema, OneOfBuilder, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -140,12 +140,28 @@ impl LogEvent {
         }
     }
 
+    /// Who may be named as the event's actor, given the account whose request or move led to
+    /// it: a rules event has one only when it is the input of an action (a move, a player's
+    /// resignation). What follows from the rules (`turn_started`, `round_ended`, a deal after
+    /// `deal_chosen`) has none, whoever's move it followed, so a person's and the computer's
+    /// moves read alike. Lobby facts keep the account that made them.
+    pub fn actor(&self, actor: Option<Uuid>) -> Option<Uuid> {
+        match self {
+            LogEvent::Play(Event::Resigned { reason, .. }) => {
+                actor.filter(|_| *reason == ResignReason::Player)
+            }
+            LogEvent::Play(event) => actor.filter(|_| event.action().is_some()),
+            _ => actor,
+        }
+    }
+
     /// The entry to append: `round` is the round the event belongs to (0 before the first deal).
+    /// The actor is kept only where [`LogEvent::actor`] allows one.
     pub fn to_new(&self, round: u32, actor: Option<Uuid>) -> Result<NewEvent, ServiceError> {
         Ok(NewEvent {
             round,
             kind: self.kind().to_string(),
-            actor,
+            actor: self.actor(actor),
             payload: serde_json::to_value(self).map_err(ServiceError::internal)?,
         })
     }

@@ -22,7 +22,9 @@ pub struct EventEntry {
     pub round: u32,
     /// The event's `type`.
     pub kind: String,
-    /// The seat of the player who caused it, for a player's action.
+    /// The seat whose action this event is the input of (a move, a resignation, a lobby
+    /// fact); null for what follows from the rules (`turn_started`, `round_ended`, …) and for
+    /// a move the server made for a seat whose time ran out.
     pub actor_seat: Option<Seat>,
     pub at: DateTime<Utc>,
     pub event: LogEvent,
@@ -62,6 +64,8 @@ impl<'a> Projection<'a> {
         event: &LogEvent,
     ) -> EventEntry {
         let round_closed = self.game.state.round_closed(round);
+        // Entries stored before the write side applied the rule of `LogEvent::actor` read alike.
+        let actor = event.actor(actor);
         let event = event.for_viewer(self.viewer, round_closed);
         EventEntry {
             seq,

@@ -120,7 +120,63 @@ async fn one_player_alone_plays_a_whole_game_against_the_computer(app: TestApp) 
     };
     assert!(by_seat(1) > 0, "the computer acted");
     assert!(by_seat(0) > 0, "ann acted");
+    actors_follow_the_rule(&events);
+    // The export names the same actors as the log.
+    let path = format!("/v1/games/{id}/export");
+    let export = json_body(app.get(&path, ann.token()).await, StatusCode::OK).await;
+    let actors = |events: &[Value]| -> Vec<(Value, Value)> {
+        events
+            .iter()
+            .map(|e| (e["seq"].clone(), e["actor_seat"].clone()))
+            .collect()
+    };
+    let exported = export["events"].as_array().expect("events");
+    assert_eq!(actors(exported), actors(&events));
     verified(&app, ann, &id).await;
+}
+
+/// An event that follows from the rules names no actor, whoever's move it followed; a move
+/// names its seat, a person's and the computer's alike.
+fn actors_follow_the_rule(events: &[Value]) {
+    const FOLLOW: [&str; 8] = [
+        "round_started",
+        "dealt",
+        "blitz_deal_started",
+        "start_card",
+        "turn_started",
+        "stock_reshuffled",
+        "round_ended",
+        "game_ended",
+    ];
+    const MOVES: [&str; 5] = [
+        "drew",
+        "drawn_placed",
+        "drawn_discarded",
+        "discard_taken",
+        "racko_called",
+    ];
+    let mut after_seat = [0, 0];
+    for (i, e) in events.iter().enumerate() {
+        let kind = e["kind"].as_str().expect("kind");
+        if FOLLOW.contains(&kind) {
+            assert_eq!(e["actor_seat"], Value::Null, "{e}");
+            // Which seat's move this turn_started followed.
+            let before = events[..i]
+                .iter()
+                .rev()
+                .find_map(|p| p["actor_seat"].as_u64());
+            if let (Some(seat @ 0..=1), "turn_started") = (before, kind) {
+                after_seat[seat as usize] += 1;
+            }
+        }
+        if MOVES.contains(&kind) {
+            assert_eq!(e["actor_seat"], e["event"]["seat"], "{e}");
+        }
+    }
+    assert!(
+        after_seat.iter().all(|&n| n > 0),
+        "turn_started after both seats' moves: {after_seat:?}"
+    );
 }
 
 async fn a_full_table_of_three_levels_plays_its_turns_at_once(app: TestApp) {

@@ -29,6 +29,7 @@ both_stores!(
     bad_path_and_query_parameters_are_400,
     nul_characters_are_never_a_server_error,
     duplicate_keys_are_refused,
+    problem_types_resolve_to_their_catalogue_entry,
 );
 
 async fn duplicate_keys_are_refused(app: TestApp) {
@@ -248,4 +249,33 @@ async fn nul_characters_are_never_a_server_error(app: TestApp) {
     assert!(res.status().is_client_error(), "status {}", res.status());
     let body: serde_json::Value = res.json().await.expect("problem body");
     assert!(body["code"].is_string(), "{body}");
+}
+
+/// A problem's `type`, resolved against the request's URL as RFC 9457 says, is a page the
+/// server serves with a section for the code; as Markdown it is `docs/errors.md`.
+async fn problem_types_resolve_to_their_catalogue_entry(app: TestApp) {
+    let asked = reqwest::Url::parse(&app.url("/v1/no-such-thing")).expect("url");
+    let res = app.get(asked.path(), None).await;
+    let body = assert_problem(res, StatusCode::NOT_FOUND, "not_found").await;
+    let kind = body["type"].as_str().expect("type is a string");
+    let link = asked.join(kind).expect("type is a URI reference");
+    assert_eq!(link.fragment(), Some("not_found"));
+    let page = app.client.get(link.clone()).send().await.expect("sent");
+    assert_eq!(page.status(), StatusCode::OK);
+    let content_type = page.headers()[header::CONTENT_TYPE]
+        .to_str()
+        .expect("ascii");
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    let html = page.text().await.expect("body");
+    assert!(html.contains("<section id=\"not_found\">"), "{html}");
+    let md = app
+        .client
+        .get(link)
+        .header(header::ACCEPT, "text/markdown")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(md.status(), StatusCode::OK);
+    let committed = include_str!("../../docs/errors.md");
+    assert_eq!(md.text().await.expect("body"), committed);
 }

@@ -287,6 +287,6 @@ pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Va
         status.as_u16(),
         "problem status; body: {body}"
     );
-    assert_eq!(body["type"], format!("urn:racko:problem:{code}"));
+    assert_eq!(body["type"], format!("/docs/errors#{code}"));
     body
 }

@@ -1,0 +1,226 @@
+//! What each [`Code`] means and what a client should do about it: the source of the error
+//! catalogue (`docs/errors.md`, served at `/docs/errors`). The match is exhaustive, so a new
+//! code cannot ship without its entry.
+
+use super::Code;
+
+/// One code's entry in the catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub meaning: &'static str,
+    pub action: &'static str,
+}
+
+const FIX: &str = "Correct the request; sent again unchanged, it gets the same answer.";
+const RETRY: &str = "Wait the `Retry-After` seconds, then send the same request again \
+                     (with the same `Idempotency-Key`, if it had one).";
+const RELOAD: &str = "Fetch the game again and choose from its `legal_actions`.";
+const RULES: &str = "Fetch the game again and choose from its `legal_actions`; this action \
+                     is not legal now.";
+const SIGN_IN: &str = "Sign in again (or create a guest) and send the new bearer token.";
+const REPORT: &str = "Retry later; if it persists, report it with the time of the request.";
+const NONE: &str = "Nothing to retry: the request cannot succeed as it stands.";
+
+pub fn entry(code: Code) -> Entry {
+    use Code::*;
+    let (meaning, action) = match code {
+        BadRequest => ("The request is malformed.", FIX),
+        InvalidJson => ("The body is not well-formed JSON.", FIX),
+        InvalidBody => (
+            "The body is JSON but not of the expected shape (a missing, unknown or \
+             mistyped field); `detail` names it.",
+            FIX,
+        ),
+        InvalidPath => (
+            "A path segment does not parse (e.g. an id that is not a UUID).",
+            FIX,
+        ),
+        InvalidQuery => (
+            "A query parameter is missing, unknown or does not parse.",
+            FIX,
+        ),
+        InvalidValue => ("A value is out of its allowed range or form.", FIX),
+        UnsupportedMediaType => (
+            "The body's `Content-Type` is not one this endpoint reads.",
+            "Send `Content-Type: application/json`.",
+        ),
+        PayloadTooLarge => (
+            "The body is larger than the server accepts (`RACKO_MAX_BODY_BYTES`).",
+            FIX,
+        ),
+        NotFound => ("No such resource, or not one the caller may see.", NONE),
+        MethodNotAllowed => (
+            "The path exists but not with this method; `Allow` lists the methods.",
+            "Use a method from the `Allow` header.",
+        ),
+        NotAcceptable => (
+            "The server cannot answer in a format the `Accept` header allows.",
+            "Accept `application/json` (or `text/event-stream` on streams).",
+        ),
+        RequestTimeout => ("The request took too long to arrive.", RETRY),
+        LengthRequired => ("The request has a body but no `Content-Length`.", FIX),
+        UriTooLong => ("The request's URI is too long.", FIX),
+        HeadersTooLarge => ("The request's headers are too large.", FIX),
+        TooManyRequests => ("Too many requests in a short time.", RETRY),
+        ClientError => (
+            "The request cannot be served (an uncommon 4xx status).",
+            FIX,
+        ),
+        InvalidIdempotencyKey => (
+            "The `Idempotency-Key` header is not a valid key.",
+            "Send a fresh random key (e.g. a UUID) of printable characters.",
+        ),
+        IdempotencyKeyReused => (
+            "This `Idempotency-Key` was used before with a different request.",
+            "Use a new key for a new request; reuse a key only to repeat the same request.",
+        ),
+        IdempotencyKeyTaken => (
+            "Another request with this `Idempotency-Key` is being handled right now.",
+            "Wait a moment and send the same request again: you get its stored answer.",
+        ),
+        InvalidIfMatch => ("`If-Match` is not a game's ETag (e.g. `\"7\"`).", FIX),
+        VersionMismatch => ("The body's `version` and `If-Match` differ.", FIX),
+        VersionRequired => (
+            "A change of a game must say which version it was decided on.",
+            "Send the version you saw: `version` in the body or `If-Match`.",
+        ),
+        InvalidAfter => (
+            "The `after` cursor (or `Last-Event-ID`) does not parse.",
+            FIX,
+        ),
+        InvalidLimit => ("`limit` is out of its allowed range.", FIX),
+        InvalidWait => ("`wait` is out of its allowed range.", FIX),
+        InvalidCursor => (
+            "The page cursor does not parse or is not from this list.",
+            FIX,
+        ),
+        InvalidSeq => ("The log position asked for is not in the game's log.", FIX),
+        InvalidTimeRange => ("The time range is empty or reversed.", FIX),
+        Unauthorized => (
+            "No valid bearer token: missing, malformed, expired or revoked.",
+            SIGN_IN,
+        ),
+        Forbidden => ("The caller may not do this.", NONE),
+        InvalidCredentials => (
+            "The username or password is wrong.",
+            "Ask the person again.",
+        ),
+        InvalidUsername => ("The username is not allowed; `detail` says why.", FIX),
+        InvalidPassword => ("The password is not allowed; `detail` says why.", FIX),
+        UsernameTaken => (
+            "Another account has this username.",
+            "Choose another username.",
+        ),
+        NotAGuest => (
+            "Only a guest account can be claimed with a username and password.",
+            NONE,
+        ),
+        PlayerNotFound => ("No account has this id or username.", NONE),
+        RateLimited => ("Too many sign-in tries from this address.", RETRY),
+        AdminOnly => ("Only an administrator may do this.", NONE),
+        TestModeDisabled => (
+            "This needs the server's test mode (`RACKO_TEST_MODE`), which is off.",
+            "Leave out the test-only part (e.g. a stacked deck).",
+        ),
+        GameNotFound => ("No such game, or not one the caller may see.", NONE),
+        NotAPlayer => ("The caller has no seat in this game.", NONE),
+        AlreadyJoined => ("The caller already has a seat in this game.", NONE),
+        GameFull => (
+            "Every seat of the game is taken.",
+            "Join or create another game.",
+        ),
+        GameStarted => ("The game has started; it takes no more players.", NONE),
+        GameNotStarted => (
+            "The game is still waiting for players.",
+            "Wait for it to start.",
+        ),
+        GameCancelled => ("The game was cancelled.", NONE),
+        GameNotFinished => ("This needs a finished game (e.g. a rematch).", NONE),
+        RematchExists => (
+            "A rematch of this game exists already.",
+            "Join that rematch instead.",
+        ),
+        GameBusy => (
+            "Another change holds the game for longer than the lock timeout.",
+            RETRY,
+        ),
+        NotAwaited => ("The game does not wait for this seat now.", RELOAD),
+        StaleVersion => (
+            "The game changed since the version sent; `current_version` is the new one.",
+            RELOAD,
+        ),
+        SeatTaken => (
+            "Another player took that seat first.",
+            "Join again for another seat.",
+        ),
+        InviteCodeTaken => ("Another game holds this invite code.", REPORT),
+        UnknownRulesVersion => (
+            "The game was played under rules this server does not know.",
+            "Ask a server that knows that rules version.",
+        ),
+        ExplainNeedsPostgres => ("Query plans are available on PostgreSQL only.", NONE),
+        WebhookNotFound => ("No such webhook, or not the caller's.", NONE),
+        InvalidWebhookUrl => ("The webhook URL is not an absolute http(s) URL.", FIX),
+        WebhookAddressRefused => (
+            "The webhook URL points at an address the server does not call (private, \
+             loopback, link-local).",
+            "Use a publicly reachable URL.",
+        ),
+        InvalidWebhookKind => ("An event kind named is not one webhooks send.", FIX),
+        TooManyWebhooks => (
+            "The account has as many webhooks as allowed.",
+            "Delete one before adding another.",
+        ),
+        InvalidOptions => ("The game's options break a rule; `detail` says which.", FIX),
+        InvalidStackedDeck => ("The stacked deck is not a full, valid deck.", FIX),
+        SeatOutOfRange => ("The seat is not at this table.", FIX),
+        SlotOutOfRange => ("The slot does not exist; slots are 5, 10, …, 60.", FIX),
+        GameOver => ("The game is over.", NONE),
+        RoundNotStarted => (
+            "No round is being played; the next has not been dealt.",
+            RULES,
+        ),
+        RoundInProgress => ("A round is being played already.", RULES),
+        NotYourTurn => ("It is another seat's turn.", RULES),
+        NotDealer => ("Only the dealer chooses the deal.", RULES),
+        WrongPhase => ("The action does not fit this moment of the play.", RULES),
+        SlotOccupied => ("That slot holds a card already.", RULES),
+        DiscardNotTakeable => (
+            "The top discard is an event card and cannot be taken.",
+            RULES,
+        ),
+        CardAlreadyDrawn => ("A card is drawn; place it or discard it first.", RULES),
+        NoCardDrawn => ("No card is drawn yet.", RULES),
+        EventPending => ("The drawn event card must be carried out first.", RULES),
+        StockEmpty => ("There is no card to draw.", RULES),
+        InvalidSwapTarget => ("A swap needs another seat at the table.", RULES),
+        NotANumberCard => ("A card swap needs a number card in the slot.", RULES),
+        RackNotInOrder => (
+            "The rack is not in order, so Racko cannot be called.",
+            RULES,
+        ),
+        AlreadyResigned => ("The seat has resigned already.", NONE),
+        Internal => (
+            "The server failed; nothing about the cause is sent.",
+            REPORT,
+        ),
+        ServerError => ("The server failed (an uncommon 5xx status).", REPORT),
+        Unavailable => ("The service is unavailable.", REPORT),
+        NotReady => ("The server cannot reach its database (`/readyz`).", REPORT),
+        Busy => ("The database is overloaded; nothing was changed.", RETRY),
+        StoreUnavailable => (
+            "The database cannot be reached; nothing was changed.",
+            RETRY,
+        ),
+        SettingTaken => ("Another process wrote this server setting first.", REPORT),
+        InvalidComputerSeat => (
+            "A computer seat named at creation does not exist or is named twice.",
+            FIX,
+        ),
+        SeatResigned => (
+            "The caller's seat has resigned; the server plays it now.",
+            NONE,
+        ),
+    };
+    Entry { meaning, action }
+}
