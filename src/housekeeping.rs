@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Rows deleted per statement.
 const BATCH: i64 = 1000;
@@ -42,30 +42,30 @@ pub async fn run(store: Store, ttl: Duration, every: Duration) {
 }
 
 /// Deletes the webhook deliveries finished more than `kept` ago; returns how many.
-pub fn expire_deliveries(store: &Store, kept: Duration) -> Result<usize, crate::store::StoreError> {
-    let kept = chrono::Duration::from_std(kept).unwrap_or(chrono::Duration::MAX);
-    let before = Utc::now()
-        .checked_sub_signed(kept)
-        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
-    let mut total = 0;
-    loop {
-        let deleted = store.delete_finished_deliveries(before, BATCH)?;
-        total += deleted;
-        if deleted < BATCH as usize {
-            return Ok(total);
-        }
-    }
+pub fn expire_deliveries(store: &Store, kept: Duration) -> Result<usize, StoreError> {
+    let before = ago(kept);
+    in_batches(|| store.delete_finished_deliveries(before, BATCH))
 }
 
 /// Deletes the answers stored more than `ttl` ago; returns how many.
-pub fn expire_idempotency(store: &Store, ttl: Duration) -> Result<usize, crate::store::StoreError> {
-    let ttl = chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
-    let before = Utc::now()
-        .checked_sub_signed(ttl)
-        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
+pub fn expire_idempotency(store: &Store, ttl: Duration) -> Result<usize, StoreError> {
+    let before = ago(ttl);
+    in_batches(|| store.delete_idempotency_records(before, BATCH))
+}
+
+/// The moment `span` ago (the start of time for a span too long to subtract).
+fn ago(span: Duration) -> DateTime<Utc> {
+    let span = chrono::Duration::from_std(span).unwrap_or(chrono::Duration::MAX);
+    Utc::now()
+        .checked_sub_signed(span)
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// Runs `delete` (one batch) until a batch is not full; the rows deleted in all.
+fn in_batches(mut delete: impl FnMut() -> Result<usize, StoreError>) -> Result<usize, StoreError> {
     let mut total = 0;
     loop {
-        let deleted = store.delete_idempotency_records(before, BATCH)?;
+        let deleted = delete()?;
         total += deleted;
         if deleted < BATCH as usize {
             return Ok(total);
