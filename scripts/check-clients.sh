@@ -14,7 +14,7 @@ clients=$root/clients
 venv=$root/target/clients-venv
 generated=$clients/generated
 spec=$root/openapi/openapi.json
-racko=$root/target/debug/racko
+racko=${CARGO_TARGET_DIR:-$root/target}/debug/racko
 
 log() { printf '\n== %s\n' "$*"; }
 fail() { printf 'check-clients: %s\n' "$*" >&2; exit 1; }
