@@ -7,7 +7,9 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 mod secret;
+mod streams;
 pub use secret::{strength, Secret, Strength, MIN_SECRET_BITS};
+pub use streams::StreamLimits;
 
 /// Where the embedded store lives when `DATABASE_URL` is unset (relative to the working folder).
 pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
@@ -263,7 +265,7 @@ pub struct Config {
     /// How long before a deadline its player is reminded.
     pub reminder_lead: Duration,
     /// Bounds on open streams and long-polls.
-    pub stream_limits: crate::notify::slots::Limits,
+    pub stream_limits: StreamLimits,
 }
 
 impl Config {
@@ -297,10 +299,10 @@ impl Config {
             webhook_retry_for: Duration::from_secs(24 * 3600),
             sweep_every: Duration::from_secs(1),
             reminder_lead: crate::store::DEFAULT_REMINDER_LEAD,
-            stream_limits: crate::notify::slots::Limits {
+            stream_limits: StreamLimits {
                 per_account: 16,
                 per_address: 64,
-                total: crate::notify::slots::default_total(),
+                total: streams::default_total(),
             },
         }
     }
@@ -330,12 +332,12 @@ impl Config {
             webhooks_allow_private: args.webhooks_allow_private,
             webhook_timeout: Duration::from_secs(args.webhook_timeout_secs),
             reminder_lead: Duration::from_secs(args.reminder_lead_secs),
-            stream_limits: crate::notify::slots::Limits {
+            stream_limits: StreamLimits {
                 per_account: args.streams_per_account.max(1),
                 per_address: args.streams_per_address.max(1),
                 total: args
                     .streams_max
-                    .unwrap_or_else(crate::notify::slots::default_total)
+                    .unwrap_or_else(streams::default_total)
                     .max(1),
             },
             cors_origins: args

@@ -9,17 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use uuid::Uuid;
 
+pub use crate::config::StreamLimits as Limits;
 use crate::error::{Code, ServiceError};
 
 /// Seconds a refused client is told to wait before trying again.
 pub const RETRY_AFTER_SECS: u64 = 5;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    pub per_account: usize,
-    pub per_address: usize,
-    pub total: usize,
-}
 
 #[derive(Default)]
 struct Counts {
@@ -148,19 +142,6 @@ pub fn raise_open_files_limit() {
     }
 }
 
-/// The soft limit on open files of this process (Linux), to size the default total.
-pub fn open_files_limit() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
-}
-
-/// The default total: three quarters of the descriptors, less some for the database pool
-/// and ordinary requests; 512 when the limit cannot be read.
-pub fn default_total() -> usize {
-    open_files_limit().map_or(512, |n| (n / 4 * 3).saturating_sub(64).max(16))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,14 +168,5 @@ mod tests {
         drop(a1);
         assert_eq!(slots.open(), 3);
         slots.take(cid, Some(away)).expect("a place was given back");
-    }
-
-    #[test]
-    fn the_default_total_leaves_room_below_the_descriptor_limit() {
-        let total = default_total();
-        if let Some(limit) = open_files_limit() {
-            assert!(total < limit, "{total} of {limit}");
-        }
-        assert!(total >= 16);
     }
 }

@@ -18,7 +18,7 @@ async fn app_with_limits(backend: TestBackend) -> Option<TestApp> {
         return None;
     }
     let app = spawn_app_with(backend, |config| {
-        config.stream_limits = racko::notify::slots::Limits {
+        config.stream_limits = racko::config::StreamLimits {
             per_account: 3,
             per_address: 5,
             total: 100,

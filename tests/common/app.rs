@@ -71,7 +71,7 @@ pub async fn spawn_app_on(db: TestDb, customize: impl FnOnce(&mut Config)) -> Te
         // Idle streams show a heartbeat within a test's patience.
         stream_heartbeat: Duration::from_millis(500),
         // Tests open many streams from one address; `api::stream_limits` tests the limits.
-        stream_limits: racko::notify::slots::Limits {
+        stream_limits: racko::config::StreamLimits {
             per_account: 1000,
             per_address: 10_000,
             total: 10_000,
