@@ -133,6 +133,8 @@ impl Application {
                 .wrap(from_fn(http::observe::observe))
                 .wrap(Compress::default())
         })
+        // Streams bound their socket's kernel buffer (`http::socket`).
+        .on_connect(http::socket::remember)
         .listen(listener)?
         // On SIGTERM/SIGINT (`run_until_stopped`) requests in flight finish for this long;
         // streams and long-polls end at once.

@@ -179,6 +179,15 @@ pub struct ConfigArgs {
     /// open-files limit, less 64).
     #[arg(global = true, long, env = "RACKO_STREAMS_MAX")]
     pub streams_max: Option<usize>,
+    /// Seconds a stream's client may take no bytes before it is disconnected (1..=3600).
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_STREAM_DROP_AFTER_SECS",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..=3600)
+    )]
+    pub stream_drop_after_secs: u64,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -303,6 +312,7 @@ impl Config {
                 per_account: 16,
                 per_address: 64,
                 total: streams::default_total(),
+                drop_after: Duration::from_secs(60),
             },
         }
     }
@@ -339,6 +349,7 @@ impl Config {
                     .streams_max
                     .unwrap_or_else(streams::default_total)
                     .max(1),
+                drop_after: Duration::from_secs(args.stream_drop_after_secs),
             },
             cors_origins: args
                 .cors_origins
@@ -616,6 +627,7 @@ mod tests {
             streams_per_account: 16,
             streams_per_address: 64,
             streams_max: None,
+            stream_drop_after_secs: 60,
         }
     }
 

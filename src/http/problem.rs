@@ -123,6 +123,11 @@ impl ResponseError for ServiceError {
         if let Some(seconds) = self.retry_after {
             res.insert_header((header::RETRY_AFTER, seconds));
         }
+        if self.code == Code::TooManyRequests {
+            // A refused stream gives its connection back: a flood of them cannot keep
+            // descriptors open through keep-alive.
+            res.force_close();
+        }
         res.json(problem(self))
     }
 }

@@ -32,5 +32,6 @@ mod revocation;
 mod round_trips;
 mod sse;
 mod stream_limits;
+mod stream_sockets;
 mod tables;
 mod webhooks;
