@@ -278,6 +278,9 @@ impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> ServiceError {
         match e {
             StoreError::NotFound => ServiceError::new(Code::NotFound, "no such resource"),
+            StoreError::AccountGone => {
+                ServiceError::unauthorized("the account was deleted or its tokens were revoked")
+            }
             StoreError::Conflict(code) | StoreError::BadInput(code) => {
                 ServiceError::new(code, code.as_str().replace('_', " "))
             }

@@ -10,6 +10,7 @@
 mod accounts;
 mod audit;
 mod conn;
+mod erase;
 mod error;
 mod feed;
 mod games;
@@ -221,9 +222,28 @@ impl Store {
         self.revoke_tokens_impl(id)
     }
 
-    /// Leaving for good (issue 11.6): the account's tokens are revoked and its username and
-    /// password hash erased in one statement, so no failure leaves an account that nobody can
-    /// sign in to but that still holds its name. The row stays: seats and logs refer to it.
+    /// The first step of leaving for good, in one commit: every token is revoked, the password
+    /// hash erased and the account marked deleted, so that from here on nothing can sign in
+    /// as it or seat it in a game (the seat check refuses it inside the seating transaction).
+    /// Repeatable; NotFound for an unknown id.
+    pub fn begin_deletion(&self, id: Uuid) -> Result<(), StoreError> {
+        self.begin_deletion_impl(id)
+    }
+
+    /// Accounts whose deletion began but whose name is not erased yet (a deletion cut short),
+    /// at most `limit`. `erased_prefix` starts every erased name.
+    pub fn unfinished_deletions(
+        &self,
+        erased_prefix: &str,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        self.unfinished_deletions_impl(erased_prefix, limit)
+    }
+
+    /// The last step of leaving for good, in one transaction: the username becomes `username`
+    /// (a pseudonym) on the account and everywhere a reader sees the old one (seats, lobby
+    /// facts, feed items, webhook bodies; see `store::erase`), the password hash is erased
+    /// and the tokens revoked. The row stays: seats and logs refer to it.
     /// `Conflict(UsernameTaken)` when `username` exists; NotFound for an unknown id.
     pub fn erase_account(&self, id: Uuid, username: &str) -> Result<(), StoreError> {
         self.erase_account_impl(id, username)

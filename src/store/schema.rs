@@ -19,6 +19,7 @@ diesel::table! {
         guest -> Bool,
         created_at -> Timestamp,
         token_generation -> BigInt,
+        deleted_at -> Nullable<Timestamp>,
     }
 }
 

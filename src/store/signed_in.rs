@@ -78,6 +78,16 @@ pub fn parse(payload: &str) -> Option<Uuid> {
     Uuid::parse_str(payload.strip_prefix("x:")?).ok()
 }
 
+/// The notification payload of an erased account: forget it, and whatever names it.
+pub fn names_payload(id: Uuid) -> String {
+    format!("n:{id}")
+}
+
+/// The account a payload of [`names_payload`] names; None for any other payload.
+pub fn parse_names(payload: &str) -> Option<Uuid> {
+    Uuid::parse_str(payload.strip_prefix("n:")?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

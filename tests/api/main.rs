@@ -10,6 +10,7 @@ mod compression;
 mod computer;
 mod conditional;
 mod cors;
+mod deletion_races;
 mod deadlines;
 mod deadlines_stages;
 mod errors;
