@@ -9,6 +9,7 @@
 
 mod accounts;
 mod audit;
+mod backlog;
 mod conn;
 mod erase;
 mod error;
@@ -29,6 +30,7 @@ mod wake;
 mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
+pub use backlog::{Backlog, PoolUsage};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use recent::RecentGames;
 pub use types::*;
