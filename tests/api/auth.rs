@@ -79,9 +79,14 @@ async fn register_signs_in(app: TestApp) {
         .parse()
         .expect("date");
     assert!(
-        expires > Utc::now() + Duration::days(29),
-        "play-by-mail tokens last 30 days"
+        expires > Utc::now() + Duration::minutes(14)
+            && expires < Utc::now() + Duration::minutes(16),
+        "access tokens last 15 minutes; the refresh token renews them"
     );
+    assert!(body["refresh_token"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("rt1_")));
+    assert!(body["session_id"].as_str().is_some());
 
     let token = body["token"].as_str().expect("token");
     let me = json_body(
