@@ -283,15 +283,15 @@ async fn bad_tokens_are_refused(app: TestApp) {
         .expect("sent");
     assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
 
-    // Expired, signed with another key, forged payload, `alg: none`, another algorithm.
-    me_status(
-        &app,
-        &sign(
-            &claims(&id, Utc::now() - Duration::hours(1)),
-            TEST_JWT_SECRET,
-        ),
-    )
-    .await;
+    // Expired: its own code, so that the client knows to refresh rather than sign in.
+    let expired = sign(
+        &claims(&id, Utc::now() - Duration::hours(1)),
+        TEST_JWT_SECRET,
+    );
+    let res = app.get("/v1/accounts/me", Some(&expired)).await;
+    assert_eq!(res.headers()["www-authenticate"], "Bearer");
+    assert_problem(res, StatusCode::UNAUTHORIZED, "token_expired").await;
+    // Signed with another key, forged payload, `alg: none`, another algorithm.
     me_status(
         &app,
         &sign(
@@ -331,7 +331,8 @@ async fn bad_tokens_are_refused(app: TestApp) {
     no_exp.as_object_mut().expect("object").remove("exp");
     me_status(&app, &sign(&no_exp, TEST_JWT_SECRET)).await;
 
-    // The same claims, rightly signed, pass: the refusals above were about the token.
+    // The same claims, rightly signed, pass: the refusals above were about the token. A token
+    // without a session (as issued before sessions) is good until it expires.
     let ok = sign(&claims(&id, in_an_hour), TEST_JWT_SECRET);
     json_body(app.get("/v1/accounts/me", Some(&ok)).await, StatusCode::OK).await;
 }
