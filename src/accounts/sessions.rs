@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::{
     app::blocking,
-    auth::refresh,
+    auth::{refresh, CurrentUser},
     error::{Code, ServiceError},
     store::{Account, NewSession, Refreshed, SessionRecord, Store},
 };
@@ -68,6 +68,24 @@ pub async fn open(
         session,
         refresh_token,
     })
+}
+
+/// Opens a session for the holder of a token from before sessions (one naming none), so that
+/// the account outlives that token. 403 `forbidden` for a token of a session: it refreshes.
+pub async fn adopt(
+    store: &Store,
+    user: &CurrentUser,
+    device: &Device,
+    life: Duration,
+) -> Result<Opened, ServiceError> {
+    if user.session.is_some() {
+        return Err(ServiceError::new(
+            Code::Forbidden,
+            "this token belongs to a session already; refresh it with its refresh token",
+        ));
+    }
+    let account = super::existing(store, user.id).await?;
+    open(store, account, device, life).await
 }
 
 /// Exchanges the refresh token `token` for a new one (and the session for another `life`).

@@ -42,6 +42,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::accounts::upgrade,
         http::sessions::refresh,
         http::sessions::list_sessions,
+        http::sessions::adopt_token,
         http::sessions::end_session,
         http::audit::replay_game,
         http::audit::export_game,

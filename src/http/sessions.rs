@@ -17,7 +17,11 @@ use crate::{
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/v1/sessions/refresh").route(web::post().to(refresh)))
-        .service(web::resource("/v1/accounts/me/sessions").route(web::get().to(list_sessions)))
+        .service(
+            web::resource("/v1/accounts/me/sessions")
+                .route(web::get().to(list_sessions))
+                .route(web::post().to(adopt_token)),
+        )
         .service(
             web::resource("/v1/accounts/me/sessions/{id}").route(web::delete().to(end_session)),
         );
@@ -29,15 +33,20 @@ pub async fn open_session(
     req: &HttpRequest,
     account: Account,
 ) -> Result<Opened, ServiceError> {
-    let device = Device {
+    let device = device(state, req);
+    sessions::open(&state.store, account, &device, state.config.session_ttl).await
+}
+
+/// The device making `req`, as its session records it.
+fn device(state: &AppState, req: &HttpRequest) -> Device {
+    Device {
         user_agent: req
             .headers()
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string),
         address: throttle::client_address(req, state),
-    };
-    sessions::open(&state.store, account, &device, state.config.session_ttl).await
+    }
 }
 
 /// The body of `POST /v1/sessions/refresh`. Debug leaves the token out.
@@ -172,4 +181,27 @@ pub async fn end_session(
 ) -> Result<HttpResponse, ServiceError> {
     sessions::end(&state.store, user.id, id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Open a session for a token issued before sessions existed.
+///
+/// Tokens from before this server version name no session; they are accepted until they
+/// expire (30 days after issue at most). Such a token, sent here, opens a session for its
+/// device: the answer carries a refresh token, so the account (a guest's too) lives on past
+/// the old token. A token that already belongs to a session is refused: refresh instead.
+#[utoipa::path(post, path = "/v1/accounts/me/sessions", tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "A session for this device", body = crate::http::accounts::AuthResponse),
+        (status = 401, description = "`unauthorized`, `token_expired`"),
+        (status = 403, description = "`forbidden`: the token belongs to a session already"),
+    ))]
+pub async fn adopt_token(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+) -> Result<HttpResponse, ServiceError> {
+    let device = device(&state, &req);
+    let opened = sessions::adopt(&state.store, &user, &device, state.config.session_ttl).await?;
+    signed_in(&state, opened, StatusCode::CREATED)
 }

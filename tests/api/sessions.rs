@@ -9,7 +9,9 @@ use chrono::{DateTime, Utc};
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::common::app::{assert_problem, json_body, spawn_app_with, TestApp, TEST_PASSWORD};
+use crate::common::app::{
+    assert_problem, json_body, spawn_app_with, TestApp, TEST_JWT_SECRET, TEST_PASSWORD,
+};
 use crate::common::db::{enabled, TestBackend, TestDb};
 use crate::common::process::ServeProcess;
 use crate::sse::Stream;
@@ -23,6 +25,7 @@ both_stores!(
     signing_out_everywhere_and_upgrading_a_guest_end_every_session,
     an_account_keeps_at_most_fifty_sessions,
     a_session_slides_forward_with_each_refresh_and_ends_unused,
+    a_token_from_before_sessions_works_until_it_expires_and_opens_a_session,
 );
 
 /// A signed-in answer: access token, refresh token, session id.
@@ -425,6 +428,52 @@ async fn a_session_slides_forward_with_each_refresh_and_ends_unused(app: TestApp
         "invalid_refresh_token",
     )
     .await;
+}
+
+/// A token as the server issued them before sessions: 30 days, no `sid`.
+fn token_from_before_sessions(account: &Value) -> String {
+    let now = Utc::now().timestamp();
+    let claims = json!({
+        "sub": account["id"], "username": account["username"], "role": "player",
+        "guest": account["guest"], "gen": 0, "iss": "racko",
+        "iat": now, "exp": now + 30 * 24 * 3600,
+    });
+    let key = jsonwebtoken::EncodingKey::from_secret(TEST_JWT_SECRET.as_bytes()).expect("key");
+    jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).expect("sign")
+}
+
+async fn a_token_from_before_sessions_works_until_it_expires_and_opens_a_session(app: TestApp) {
+    let res = app.post_json("/v1/guests", None, &json!({})).await;
+    let guest = signed(json_body(res, StatusCode::CREATED).await);
+    let old = token_from_before_sessions(&guest.body["account"]);
+    assert_eq!(
+        me(&app, &old).await,
+        StatusCode::OK,
+        "accepted until it expires"
+    );
+
+    // Sent to the sessions, it opens one for its device: the guest outlives the old token.
+    let res = app
+        .request(Method::POST, "/v1/accounts/me/sessions", Some(&old))
+        .send()
+        .await
+        .expect("answered");
+    let adopted = signed(json_body(res, StatusCode::CREATED).await);
+    assert_eq!(adopted.body["account"]["id"], guest.body["account"]["id"]);
+    assert_ne!(adopted.session, guest.session);
+    json_body(refresh(&app, &adopted.refresh).await, StatusCode::OK).await;
+    assert_eq!(sessions(&app, &adopted.token).await.len(), 2);
+
+    // A token of a session refreshes instead; signing out everywhere stops the old one too.
+    let res = app
+        .request(Method::POST, "/v1/accounts/me/sessions", Some(&guest.token))
+        .send()
+        .await
+        .expect("answered");
+    assert_problem(res, StatusCode::FORBIDDEN, "forbidden").await;
+    let res = delete(&app, "/v1/accounts/me/tokens", &guest.token).await;
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    assert_eq!(me(&app, &old).await, StatusCode::UNAUTHORIZED);
 }
 
 mod a_guest_whose_access_token_expired_refreshes_and_keeps_account_and_games {
