@@ -224,7 +224,7 @@ impl Store {
         self.revoke_tokens_impl(id)
     }
 
-    /// Leaving for good (issue 11.6): the account's tokens are revoked and its username and
+    /// Leaving for good (issue 11.6): the account's tokens are revoked, its sessions ended, and its username and
     /// password hash erased in one statement, so no failure leaves an account that nobody can
     /// sign in to but that still holds its name. The row stays: seats and logs refer to it.
     /// `Conflict(UsernameTaken)` when `username` exists; NotFound for an unknown id.
@@ -232,7 +232,8 @@ impl Store {
         self.erase_account_impl(id, username)
     }
 
-    /// Turns a guest into a registered account (new username and password hash).
+    /// Turns a guest into a registered account (new username and password hash); the guest's
+    /// tokens are revoked and its sessions ended.
     /// `Conflict(UsernameTaken)` as above; `Conflict(NotAGuest)` when the account is registered
     /// already (also when two upgrades of one guest race); NotFound for an unknown id.
     pub fn upgrade_guest(
