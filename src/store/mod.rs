@@ -224,9 +224,9 @@ impl Store {
         self.revoke_tokens_impl(id)
     }
 
-    /// Leaving for good (issue 11.6): the account's tokens are revoked, its sessions ended, and its username and
-    /// password hash erased in one statement, so no failure leaves an account that nobody can
-    /// sign in to but that still holds its name. The row stays: seats and logs refer to it.
+    /// Leaving for good (issue 11.6): the account's tokens are revoked, its sessions ended and
+    /// its username and password hash erased in one transaction, so no failure leaves an
+    /// account that nobody can sign in to but that still holds its name. The row stays: seats and logs refer to it.
     /// `Conflict(UsernameTaken)` when `username` exists; NotFound for an unknown id.
     pub fn erase_account(&self, id: Uuid, username: &str) -> Result<(), StoreError> {
         self.erase_account_impl(id, username)
