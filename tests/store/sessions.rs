@@ -72,4 +72,31 @@ store_tests! {
         assert_eq!(read.sessions.iter().map(|s| s.id).collect::<Vec<_>>(), [two.id]);
         assert!(store.account_for_token(Uuid::new_v4()).expect("read").is_none());
     }
+
+    fn expired_sessions_are_refused_and_swept(store: Store, _db: &TestDb) {
+        let a = account(&store, "a");
+        let live = open(&store, &a, "live");
+        let new = NewSession {
+            id: Uuid::new_v4(),
+            account: a.id,
+            refresh_hash: "old".into(),
+            user_agent: None,
+            client_address: None,
+            expires_at: store.now() - chrono::Duration::seconds(1),
+        };
+        let expired = store.open_session(&new, 50).expect("opened");
+        let ids: Vec<Uuid> = store.sessions(a.id).expect("listed").iter().map(|s| s.id).collect();
+        assert_eq!(ids, [live.id], "an expired session is not listed");
+        assert_eq!(store.delete_expired_sessions(1000).expect("swept"), 1);
+        assert_eq!(store.delete_expired_sessions(1000).expect("swept"), 0);
+        let expires = store.now() + chrono::Duration::days(90);
+        assert!(matches!(
+            store.refresh_session(expired.id, "old", "next", expires),
+            Ok(Refreshed::Unknown)
+        ));
+        assert!(matches!(
+            store.refresh_session(live.id, "live", "next", expires),
+            Ok(Refreshed::Rotated { .. })
+        ));
+    }
 }
