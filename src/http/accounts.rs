@@ -136,8 +136,9 @@ impl From<&CurrentUser> for AccountView {
     }
 }
 
-/// An account signed in: a short-lived access token and the session's refresh token.
-#[derive(Debug, Serialize, ToSchema)]
+/// An account signed in: a short-lived access token and the session's refresh token. Debug
+/// leaves the tokens out.
+#[derive(Serialize, ToSchema)]
 pub struct AuthResponse {
     pub account: AccountView,
     /// The access token: send as `Authorization: Bearer <token>`. It expires at `expires_at`
@@ -154,6 +155,16 @@ pub struct AuthResponse {
     pub refresh_expires_at: DateTime<Utc>,
     /// This device's session, as `GET /v1/accounts/me/sessions` lists it.
     pub session_id: Uuid,
+}
+
+impl std::fmt::Debug for AuthResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthResponse")
+            .field("account", &self.account)
+            .field("expires_at", &self.expires_at)
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The answer carrying fresh tokens, `status` 200 or 201. `no-store`: a token must not sit in

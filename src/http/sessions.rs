@@ -205,3 +205,30 @@ pub async fn adopt_token(
     let opened = sessions::adopt(&state.store, &user, &device, state.config.session_ttl).await?;
     signed_in(&state, opened, StatusCode::CREATED)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::auth::refresh;
+
+    /// The document states the refresh token's shape as `auth::refresh` makes it.
+    #[test]
+    fn the_documented_refresh_token_is_the_one_issued() {
+        let doc = serde_json::to_value(crate::http::openapi::openapi()).expect("JSON");
+        let schemas = &doc["components"]["schemas"];
+        for field in [
+            &schemas["RefreshRequest"]["properties"]["refresh_token"],
+            &schemas["AuthResponse"]["properties"]["refresh_token"],
+        ] {
+            assert_eq!(field["minLength"], refresh::LENGTH);
+            assert_eq!(field["maxLength"], refresh::LENGTH);
+            assert_eq!(field["pattern"], refresh::PATTERN);
+        }
+        let example = schemas["RefreshRequest"]["properties"]["refresh_token"]["example"]
+            .as_str()
+            .expect("an example");
+        assert!(
+            refresh::parse(example).is_some(),
+            "the example has the shape"
+        );
+    }
+}
