@@ -136,8 +136,8 @@ impl From<&CurrentUser> for AccountView {
     }
 }
 
-/// An account signed in: a short-lived access token and the session's refresh token. Debug
-/// leaves the tokens out.
+/// An account signed in: a short-lived access token and the session's refresh token.
+// Debug by hand, without the tokens.
 #[derive(Serialize, ToSchema)]
 pub struct AuthResponse {
     pub account: AccountView,

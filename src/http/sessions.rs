@@ -49,7 +49,8 @@ fn device(state: &AppState, req: &HttpRequest) -> Device {
     }
 }
 
-/// The body of `POST /v1/sessions/refresh`. Debug leaves the token out.
+/// The body of `POST /v1/sessions/refresh`.
+// Debug by hand, without the token.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefreshRequest {
