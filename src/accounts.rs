@@ -1,5 +1,8 @@
 //! Accounts: validated usernames and passwords, and the account operations behind the
 //! `/v1/accounts`, `/v1/sessions` and `/v1/guests` endpoints (and `racko admin create`).
+//! Signing in opens a session ([`sessions`]).
+
+pub mod sessions;
 
 use uuid::Uuid;
 
@@ -8,7 +11,7 @@ use crate::{
     auth::{self, CurrentUser},
     error::{Code, ServiceError},
     service::{farewell, Caller},
-    store::{Account, NewAccount, Role, Store},
+    store::{Account, NewAccount, Role, SignedInAccount, Store},
 };
 
 /// Guest names are `guest-` and six of these; registered names may not take the prefix.
@@ -150,17 +153,30 @@ pub async fn upgrade_guest(
 
 /// The account a valid token names; 401 if it no longer exists.
 pub async fn existing(store: &Store, id: Uuid) -> Result<Account, ServiceError> {
-    // Most requests come from an account seen seconds ago: no round trip, no thread hop.
-    if let Some(account) = store.recent_account(id) {
-        return Ok(account);
+    Ok(signed_in(store, id, None).await?.account)
+}
+
+/// The account a valid token names with its live sessions, `session` among them if it is
+/// still live; 401 if the account no longer exists.
+pub async fn signed_in(
+    store: &Store,
+    id: Uuid,
+    session: Option<Uuid>,
+) -> Result<SignedInAccount, ServiceError> {
+    // Most requests come from an account seen seconds ago: no round trip, no thread hop. A
+    // session the cached read does not hold live may be newer than it: read again.
+    if let Some(cached) = store.recent_account(id) {
+        if session.is_none_or(|s| cached.has_session(s, store.now())) {
+            return Ok(cached);
+        }
     }
     blocking(store, move |s| s.account_for_token(id))
         .await?
         .ok_or_else(|| ServiceError::unauthorized("the account no longer exists"))
 }
 
-/// "Sign out everywhere": every token of the account issued so far stops working (a lost
-/// phone, a shared computer). The caller signs in again for a new token.
+/// "Sign out everywhere": every token of the account issued so far stops working and every
+/// session ends (a lost phone, a shared computer). The caller signs in again for a new token.
 pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ServiceError> {
     blocking(store, move |s| s.revoke_tokens(id)).await
 }

@@ -13,8 +13,11 @@ pub use streams::StreamLimits;
 
 /// Where the embedded store lives when `DATABASE_URL` is unset (relative to the working folder).
 pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
-/// Play-by-mail: a token lasts long enough to survive a holiday between two moves.
-pub const DEFAULT_TOKEN_TTL_SECS: u64 = 30 * 24 * 60 * 60;
+/// An access token lives a quarter of an hour: a stolen one is soon useless, and the client
+/// gets the next with its refresh token.
+pub const DEFAULT_TOKEN_TTL_SECS: u64 = 15 * 60;
+/// Play-by-mail: a session unused for three months ends; each refresh starts the time again.
+pub const DEFAULT_SESSION_TTL_SECS: u64 = 90 * 24 * 60 * 60;
 /// Ten years: longer lifetimes are surely a mistake (and overflow date arithmetic).
 pub const MAX_TOKEN_TTL_SECS: u64 = 10 * 366 * 24 * 60 * 60;
 /// A family's worth of sign-ins at once, then one every two seconds per address.
@@ -63,9 +66,13 @@ pub struct ConfigArgs {
     /// is generated once and kept in the store.
     #[arg(global = true, long, env = "RACKO_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<Secret>,
-    /// Token lifetime in seconds.
+    /// Access token lifetime in seconds.
     #[arg(global = true, long, env = "RACKO_TOKEN_TTL_SECS", default_value_t = DEFAULT_TOKEN_TTL_SECS)]
     pub token_ttl_secs: u64,
+    /// How long a session (its refresh token) lasts unused, in seconds; each refresh starts it
+    /// again.
+    #[arg(global = true, long, env = "RACKO_SESSION_TTL_SECS", default_value_t = DEFAULT_SESSION_TTL_SECS)]
+    pub session_ttl_secs: u64,
     /// Test mode: allows stacked decks. Refused in production.
     #[arg(global = true, long, env = "RACKO_TEST_MODE", value_parser = clap::builder::BoolishValueParser::new())]
     pub test_mode: bool,
@@ -209,6 +216,8 @@ pub enum ConfigError {
     TestModeInProduction,
     #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
     LongTtl,
+    #[error("RACKO_SESSION_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
+    LongSessionTtl,
     #[error("{0} must be greater than zero")]
     Zero(&'static str),
     #[error("RACKO_CORS_ORIGINS: {0:?} is not an origin ({1}); write scheme://host[:port] with no path, e.g. https://app.example.com")]
@@ -236,7 +245,10 @@ pub struct Config {
     pub database_url: Option<String>,
     pub bind: String,
     pub jwt_secret: Option<Secret>,
+    /// An access token's life.
     pub token_ttl: Duration,
+    /// How long a session lasts unused.
+    pub session_ttl: Duration,
     pub test_mode: bool,
     pub max_body_bytes: usize,
     pub pool_size: u32,
@@ -286,6 +298,7 @@ impl Config {
             bind: "127.0.0.1:8080".to_string(),
             jwt_secret: None,
             token_ttl: Duration::from_secs(DEFAULT_TOKEN_TTL_SECS),
+            session_ttl: Duration::from_secs(DEFAULT_SESSION_TTL_SECS),
             test_mode: false,
             max_body_bytes: 64 * 1024,
             pool_size: 10,
@@ -324,6 +337,7 @@ impl Config {
             bind: args.bind,
             jwt_secret: args.jwt_secret,
             token_ttl: Duration::from_secs(args.token_ttl_secs),
+            session_ttl: Duration::from_secs(args.session_ttl_secs),
             test_mode: args.test_mode,
             max_body_bytes: args.max_body_bytes,
             pool_size: args.pool_size,
@@ -384,6 +398,12 @@ impl Config {
         }
         if self.token_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_TOKEN_TTL_SECS"));
+        }
+        if self.session_ttl.is_zero() {
+            return Err(ConfigError::Zero("RACKO_SESSION_TTL_SECS"));
+        }
+        if self.session_ttl > Duration::from_secs(MAX_TOKEN_TTL_SECS) {
+            return Err(ConfigError::LongSessionTtl);
         }
         if self.max_body_bytes == 0 {
             return Err(ConfigError::Zero("RACKO_MAX_BODY_BYTES"));
@@ -607,6 +627,7 @@ mod tests {
             bind: "127.0.0.1:0".into(),
             jwt_secret: None,
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
+            session_ttl_secs: DEFAULT_SESSION_TTL_SECS,
             test_mode: false,
             max_body_bytes: 1024,
             pool_size: 2,

@@ -72,6 +72,7 @@ impl Store {
                 accounts::token_generation.eq(accounts::token_generation + 1),
             ))
             .execute(conn)?;
+            super::sessions::end_all_sessions(conn, id)?;
             super::wake::announce_account_change(conn, id)?;
             if changed == 0 {
                 let exists = accounts::table
@@ -96,6 +97,7 @@ impl Store {
     pub(super) fn revoke_tokens_impl(&self, id: Uuid) -> Result<(), StoreError> {
         let changed = self.write(|conn| {
             super::wake::announce_account_change(conn, id)?;
+            super::sessions::end_all_sessions(conn, id)?;
             diesel::update(accounts::table.find(id.to_string()))
                 .set(accounts::token_generation.eq(accounts::token_generation + 1))
                 .execute(conn)
@@ -120,6 +122,7 @@ impl Store {
                 ))
                 .execute(conn)
                 .map_err(StoreError::from)
+                .and_then(|n| super::sessions::end_all_sessions(conn, id).map(|()| n))
         })?;
         self.signed_in.forget(id);
         self.hub().sessions_changed(id);

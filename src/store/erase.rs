@@ -80,6 +80,7 @@ impl Store {
                     accounts::token_generation.eq(accounts::token_generation + 1),
                 ))
                 .execute(conn)?;
+            super::sessions::end_all_sessions(conn, id)?;
             super::wake::announce_names_changed(conn, id)?;
             Ok(changed)
         })?;

@@ -152,7 +152,7 @@ async fn an_account_removed_out_of_band_answers_401() {
     let res = app.get("/v1/accounts/me", Some(&token)).await;
     assert_eq!(res.status(), StatusCode::OK);
     let mut admin = crate::common::db::pg_connect(&app.db.url).expect("a connection");
-    for table in ["account_feed", "account_feed_heads", "accounts"] {
+    for table in ["sessions", "account_feed", "account_feed_heads", "accounts"] {
         let column = if table == "accounts" {
             "id"
         } else {

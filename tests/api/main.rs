@@ -31,6 +31,7 @@ mod race;
 mod receiver;
 mod revocation;
 mod round_trips;
+mod sessions;
 mod sse;
 mod stream_limits;
 mod stream_sockets;
