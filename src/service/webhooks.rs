@@ -9,7 +9,8 @@ use uuid::Uuid;
 
 use super::Caller;
 use crate::error::{Code, ServiceError};
-use crate::notify::{address, signing};
+use crate::notify::address::Guard;
+use crate::notify::signing;
 use crate::store::{Delivery, NewWebhook, Store, StoreError, Webhook};
 
 /// The feed kinds an endpoint may ask for.
@@ -115,7 +116,7 @@ pub fn create(
     store: &Store,
     caller: &Caller,
     request: WebhookRequest,
-    allow_private: bool,
+    guard: &Guard,
 ) -> Result<WebhookSecret, ServiceError> {
     if request.url.len() > MAX_URL {
         return Err(ServiceError::new(
@@ -129,7 +130,7 @@ pub fn create(
             format!("{bad:?} is not a feed kind; one of {}", KINDS.join(", ")),
         ));
     }
-    address::check(&request.url, allow_private)?;
+    guard.check(&request.url)?;
     if store.webhooks(caller.id)?.len() >= MAX_ENDPOINTS {
         return Err(ServiceError::new(
             Code::TooManyWebhooks,

@@ -15,6 +15,7 @@ mod feed;
 mod games;
 mod list;
 mod migrate;
+mod outbox;
 mod pg_write;
 mod recent;
 mod retention;
@@ -29,10 +30,11 @@ mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use feed::{NewFeedItem, StoredFeedItem};
+pub use outbox::{Attempt, Claimed};
 pub use recent::RecentGames;
 pub use types::*;
 pub use wake::{Relay, APPLICATION_NAME as RELAY_APPLICATION_NAME, RECHECK};
-pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
+pub use webhooks::{Delivery, NewWebhook, Webhook};
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;

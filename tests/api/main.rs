@@ -33,4 +33,6 @@ mod round_trips;
 mod sse;
 mod stream_limits;
 mod tables;
+mod webhook_addresses;
+mod webhook_stalls;
 mod webhooks;
