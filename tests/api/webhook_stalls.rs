@@ -38,13 +38,15 @@ async fn app(backend: TestBackend, poll: Option<Duration>) -> Option<TestApp> {
     )
 }
 
-/// Registers `url` for the account through the API (at most 10 an account there).
-async fn register(app: &TestApp, who: &Player, url: &str) -> String {
+/// Registers `url` for the account through the API (at most 10 an account there); the
+/// endpoint id and its secret.
+async fn register(app: &TestApp, who: &Player, url: &str) -> (String, String) {
     let res = app
         .post_json("/v1/me/webhooks", who.token(), &json!({ "url": url }))
         .await;
     let created = json_body(res, StatusCode::CREATED).await;
-    created["webhook"]["id"].as_str().expect("id").to_string()
+    let id = created["webhook"]["id"].as_str().expect("id").to_string();
+    (id, created["secret"].as_str().expect("secret").to_string())
 }
 
 /// Registers `url` for `account` straight in the store: past the API's 10 an account.
@@ -116,7 +118,7 @@ async fn hanging_endpoints_do_not_delay_another_account(backend: TestBackend) {
     }
 
     let fine = Receiver::start(Mode::Ok);
-    register(&app, vic, &fine.url).await;
+    fine.set_secret(&register(&app, vic, &fine.url).await.1);
     let mut delays = Vec::new();
     for _ in 0..3 {
         let created = create(&app, vic, &json!({ "options": { "players": 2 } })).await;
@@ -222,27 +224,27 @@ async fn a_claim_takes_the_accounts_in_turn(backend: TestBackend) {
         return;
     };
     let store = Store::open(&app.db.url, 1).expect("the store opens");
-    let table = players(&app, &["ann", "bob", "cy", "di"]).await;
-    let (ann, bob, cy, di) = (&table[0], &table[1], &table[2], &table[3]);
-    // Ann: 5 endpoints and a few games' worth of items; Cy: one endpoint, one game, later.
+    let table = players(&app, &["ann", "bob", "cyd", "dina"]).await;
+    let (ann, bob, cyd, dina) = (&table[0], &table[1], &table[2], &table[3]);
+    // Ann: 5 endpoints and a few games' worth of items; Cyd: one endpoint, one game, later.
     for i in 0..5 {
         register(&app, ann, &format!("http://127.0.0.1:9/ann/{i}")).await;
     }
     games(&app, ann, bob, 3).await;
-    let cy_endpoint = register(&app, cy, "http://127.0.0.1:9/cy").await;
-    games(&app, cy, di, 1).await;
+    let (cyd_endpoint, _) = register(&app, cyd, "http://127.0.0.1:9/cyd").await;
+    games(&app, cyd, dina, 1).await;
     tokio::time::sleep(Duration::from_millis(20)).await;
 
     let now = chrono::Utc::now();
     let until = now + chrono::Duration::seconds(60);
-    // Two slots: one for each account, though all of Ann's are older than Cy's.
+    // Two slots: one for each account, though all of Ann's are older than Cyd's.
     let first = store
         .claim_deliveries(now, until, 2, PER_ENDPOINT)
         .expect("claimed");
-    let cy_id = cy_endpoint.parse::<Uuid>().expect("uuid");
+    let cyd_id = cyd_endpoint.parse::<Uuid>().expect("uuid");
     assert_eq!(first.len(), 2, "{first:#?}");
     assert_eq!(
-        first.iter().filter(|c| c.endpoint_id == cy_id).count(),
+        first.iter().filter(|c| c.endpoint_id == cyd_id).count(),
         1,
         "{first:#?}"
     );
