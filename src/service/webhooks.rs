@@ -81,6 +81,8 @@ pub struct DeliveryView {
     pub next_at: Option<DateTime<Utc>>,
     /// The receiver's HTTP status at the last attempt (none: no answer).
     pub last_status: Option<i32>,
+    /// Why the last attempt failed, in a few words only: `timeout`, `connection refused`,
+    /// `refused address`, `host not found`, `connection failed`, `no answer`, `HTTP <status>`.
     pub last_error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
