@@ -53,28 +53,53 @@ struct ClaimedId {
 /// The claim, fair and bounded: a due delivery is taken only while its endpoint has fewer
 /// than `$4` in flight (claimed, lease running; counted over every process, since claims take
 /// turns), each endpoint's oldest first, and the accounts in turn: every account's first
-/// delivery before any account's second, so one with many cannot starve another.
-const CLAIM: &str = "\
-    WITH busy AS ( \
-      SELECT endpoint_id, COUNT(*) AS n FROM webhook_outbox \
-      WHERE status = 'pending' AND claimed_until >= $2 GROUP BY endpoint_id \
-    ), due AS ( \
-      SELECT o.id, o.next_at, e.account_id, COALESCE(b.n, 0) + ROW_NUMBER() OVER ( \
-          PARTITION BY o.endpoint_id ORDER BY o.next_at, o.id) AS place \
-      FROM webhook_outbox o \
-      JOIN webhook_endpoints e ON e.id = o.endpoint_id \
-      LEFT JOIN busy b ON b.endpoint_id = o.endpoint_id \
-      WHERE o.status = 'pending' AND o.next_at <= $2 \
-        AND (o.claimed_until IS NULL OR o.claimed_until < $2) \
-    ), fair AS ( \
-      SELECT id, next_at, ROW_NUMBER() OVER ( \
-          PARTITION BY account_id ORDER BY place, next_at, id) AS turn \
-      FROM due WHERE place <= $4 \
-    ) \
-    UPDATE webhook_outbox SET claimed_until = $1 \
-    WHERE status = 'pending' AND id IN ( \
-      SELECT id FROM fair ORDER BY turn, next_at, id LIMIT $3) \
-    RETURNING id";
+/// delivery before any account's second, so one with many cannot starve another. Only each
+/// endpoint's `$4` oldest due rows are read (the partial index on pending rows), so a backlog
+/// does not make the claim slow: 100,000 due rows over 1,000 endpoints, 15-30 ms on either
+/// store, where ranking them all took 0.45 s (PostgreSQL) and 1.5 s (SQLite).
+macro_rules! claim_sql {
+    ($oldest_due:literal) => {
+        concat!(
+            "WITH busy AS ( \
+               SELECT endpoint_id, COUNT(*) AS n FROM webhook_outbox \
+               WHERE status = 'pending' AND claimed_until >= $2 GROUP BY endpoint_id \
+             ), due AS ( \
+               SELECT o.id, o.next_at, e.account_id, COALESCE(b.n, 0) + ROW_NUMBER() OVER ( \
+                   PARTITION BY e.id ORDER BY o.next_at, o.id) AS place \
+               FROM webhook_endpoints e \
+               LEFT JOIN busy b ON b.endpoint_id = e.id ",
+            $oldest_due,
+            " ), fair AS ( \
+               SELECT id, next_at, ROW_NUMBER() OVER ( \
+                   PARTITION BY account_id ORDER BY place, next_at, id) AS turn \
+               FROM due WHERE place <= $4 \
+             ) \
+             UPDATE webhook_outbox SET claimed_until = $1 \
+             WHERE status = 'pending' AND id IN ( \
+               SELECT id FROM fair ORDER BY turn, next_at, id LIMIT $3) \
+             RETURNING id"
+        )
+    };
+}
+
+/// An endpoint's oldest due rows: one index range per endpoint (LATERAL).
+const CLAIM_PG: &str = claim_sql!(
+    "CROSS JOIN LATERAL ( \
+       SELECT i.id, i.next_at FROM webhook_outbox i \
+       WHERE i.endpoint_id = e.id AND i.status = 'pending' AND i.next_at <= $2 \
+         AND (i.claimed_until IS NULL OR i.claimed_until < $2) \
+       ORDER BY i.next_at, i.id LIMIT $4) o"
+);
+
+/// The same without LATERAL, which SQLite lacks: it runs the subquery once per endpoint.
+/// (PostgreSQL would run it once per outbox row.)
+const CLAIM_SQLITE: &str = claim_sql!(
+    "JOIN webhook_outbox o ON o.id IN ( \
+       SELECT i.id FROM webhook_outbox i \
+       WHERE i.endpoint_id = e.id AND i.status = 'pending' AND i.next_at <= $2 \
+         AND (i.claimed_until IS NULL OR i.claimed_until < $2) \
+       ORDER BY i.next_at, i.id LIMIT $4)"
+);
 
 /// Any fixed number: the PostgreSQL advisory lock that makes claims take turns.
 const CLAIM_LOCK: i64 = 0x7261_636b_6f77_6801;
@@ -95,7 +120,7 @@ fn claim(
             diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
                 .bind::<BigInt, _>(CLAIM_LOCK)
                 .execute(pg)?;
-            diesel::sql_query(CLAIM)
+            diesel::sql_query(CLAIM_PG)
                 .bind::<Timestamp, _>(until)
                 .bind::<Timestamp, _>(now)
                 .bind::<BigInt, _>(limit)
@@ -103,7 +128,7 @@ fn claim(
                 .load(pg)?
         }
         // One writer at a time (the write lock): claims already take turns.
-        AnyConnection::Sqlite(lite) => diesel::sql_query(CLAIM.replace('$', "?"))
+        AnyConnection::Sqlite(lite) => diesel::sql_query(CLAIM_SQLITE.replace('$', "?"))
             .bind::<Timestamp, _>(until)
             .bind::<Timestamp, _>(now)
             .bind::<BigInt, _>(limit)
