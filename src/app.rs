@@ -96,7 +96,10 @@ impl Application {
                 timeout: config.webhook_timeout,
                 retry_base: config.webhook_retry_base,
                 retry_for: config.webhook_retry_for,
-                allow_private: config.webhooks_allow_private,
+                guard: crate::notify::address::Guard::new(
+                    config.webhooks_allow_private,
+                    config.webhook_lookup.clone(),
+                ),
             },
         ));
         actix_web::rt::spawn(crate::sweeper::run(

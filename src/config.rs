@@ -8,8 +8,10 @@ use clap::{Args, ValueEnum};
 
 mod secret;
 mod streams;
+mod webhooks;
 pub use secret::{strength, Secret, Strength, MIN_SECRET_BITS};
 pub use streams::StreamLimits;
+pub use webhooks::{HostLookup, SystemLookup, WebhookLookup};
 
 /// Where the embedded store lives when `DATABASE_URL` is unset (relative to the working folder).
 pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
@@ -145,8 +147,9 @@ pub struct ConfigArgs {
     /// origins such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.
     #[arg(global = true, long, env = "RACKO_CORS_ORIGINS")]
     pub cors_origins: Option<String>,
-    /// Allow webhook URLs that resolve to loopback, private or link-local addresses (tests, a
-    /// private deployment). Off: such URLs are refused.
+    /// Allow webhook URLs that resolve to loopback, private, link-local or other special-purpose
+    /// addresses (tests, a private deployment). Off: such URLs are refused. Refused in
+    /// production.
     #[arg(global = true, long, env = "RACKO_WEBHOOKS_ALLOW_PRIVATE", value_parser = clap::builder::BoolishValueParser::new())]
     pub webhooks_allow_private: bool,
     /// Seconds a webhook receiver has to answer a delivery.
@@ -214,6 +217,11 @@ pub enum ConfigError {
     WeakSecret { bits: u32, alphabet: &'static str },
     #[error("RACKO_TEST_MODE cannot be used in production")]
     TestModeInProduction,
+    #[error(
+        "RACKO_WEBHOOKS_ALLOW_PRIVATE cannot be used in production: it lets any account make \
+         the server call internal addresses"
+    )]
+    PrivateWebhooksInProduction,
     #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
     LongTtl,
     #[error("RACKO_SESSION_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
@@ -274,6 +282,9 @@ pub struct Config {
     pub stream_heartbeat: Duration,
     pub webhooks_allow_private: bool,
     pub webhook_timeout: Duration,
+    /// How webhook host names are resolved (not an option: the system resolver; tests give
+    /// their own).
+    pub webhook_lookup: WebhookLookup,
     /// How often an idle webhook worker looks for due deliveries (not an option).
     pub webhook_poll: Duration,
     /// The pause after a delivery's first failed attempt, doubled after each (not an option).
@@ -316,6 +327,7 @@ impl Config {
             stream_heartbeat: Duration::from_secs(15),
             webhooks_allow_private: false,
             webhook_timeout: Duration::from_secs(10),
+            webhook_lookup: WebhookLookup::default(),
             webhook_poll: Duration::from_millis(500),
             webhook_retry_base: Duration::from_secs(5),
             webhook_retry_for: Duration::from_secs(24 * 3600),
@@ -389,6 +401,9 @@ impl Config {
         }
         if production && self.test_mode {
             return Err(ConfigError::TestModeInProduction);
+        }
+        if production && self.webhooks_allow_private {
+            return Err(ConfigError::PrivateWebhooksInProduction);
         }
         if self.idempotency_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_IDEMPOTENCY_TTL_SECS"));
@@ -567,6 +582,25 @@ mod tests {
         let err =
             parse(&["--env", "production", "--jwt-secret", SECRET, "--test-mode"]).unwrap_err();
         assert_eq!(err, ConfigError::TestModeInProduction);
+    }
+
+    #[test]
+    fn private_webhooks_in_production_are_refused() {
+        let flags = [
+            "--env",
+            "production",
+            "--jwt-secret",
+            SECRET,
+            "--webhooks-allow-private",
+        ];
+        let err = parse(&flags).unwrap_err();
+        assert_eq!(err, ConfigError::PrivateWebhooksInProduction);
+        assert!(
+            err.to_string().contains("RACKO_WEBHOOKS_ALLOW_PRIVATE"),
+            "{err}"
+        );
+        let dev = parse(&["--webhooks-allow-private"]).expect("valid in development");
+        assert!(dev.webhooks_allow_private);
     }
 
     #[test]

@@ -181,8 +181,8 @@ pub fn entry(code: Code) -> Entry {
         WebhookNotFound => ("No such webhook, or not the caller's.", NONE),
         InvalidWebhookUrl => ("The webhook URL is not an absolute http(s) URL.", FIX),
         WebhookAddressRefused => (
-            "The webhook URL points at an address the server does not call (private, \
-             loopback, link-local).",
+            "The webhook URL points at an address the server does not call (loopback, \
+             private, link-local or another special-purpose range).",
             "Use a publicly reachable URL.",
         ),
         InvalidWebhookKind => ("An event kind named is not one webhooks send.", FIX),

@@ -36,4 +36,6 @@ mod sse;
 mod stream_limits;
 mod stream_sockets;
 mod tables;
+mod webhook_addresses;
+mod webhook_stalls;
 mod webhooks;
