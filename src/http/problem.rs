@@ -46,7 +46,9 @@ pub fn status(code: Code) -> StatusCode {
         | ExplainNeedsPostgres
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials => StatusCode::UNAUTHORIZED,
-        Forbidden | NotAPlayer | AdminOnly | TestModeDisabled => StatusCode::FORBIDDEN,
+        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled => {
+            StatusCode::FORBIDDEN
+        }
         NotFound | GameNotFound | PlayerNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
@@ -54,9 +56,8 @@ pub fn status(code: Code) -> StatusCode {
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
         | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
         | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
-        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | SeatResigned => {
-            StatusCode::CONFLICT
-        }
+        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | TooManyInvitations
+        | SeatResigned => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,

@@ -53,6 +53,7 @@ fn gone(code: Code) -> bool {
             | Code::GameOver
             | Code::GameCancelled
             | Code::NotAPlayer
+            | Code::GameNotFound
     )
 }
 
@@ -66,6 +67,8 @@ fn games_of(store: &Store, account: Uuid, status: GameStatus) -> Result<Vec<Uuid
             status: Some(status),
             awaiting_player: false,
             limit: 100,
+            visibility: None,
+            spectators: None,
             cursor,
         })?;
         ids.extend(page.games.iter().map(|g| g.id));

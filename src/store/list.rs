@@ -60,6 +60,12 @@ pub(super) fn list_games(
     if let Some(status) = q.status {
         query = query.filter(games::status.eq(enum_text(&status)?));
     }
+    if let Some(visibility) = q.visibility {
+        query = query.filter(games::visibility.eq(enum_text(&visibility)?));
+    }
+    if let Some(spectators) = q.spectators {
+        query = query.filter(games::spectators.eq(enum_text(&spectators)?));
+    }
     if let Some(cursor) = q.cursor.as_deref() {
         let c = Cursor::decode(cursor)?;
         query = query.filter(

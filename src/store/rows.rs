@@ -108,6 +108,9 @@ pub struct GameRow {
     pub updated_at: NaiveDateTime,
     pub due_at: Option<NaiveDateTime>,
     pub rematch_id: Option<String>,
+    pub visibility: String,
+    pub spectators: String,
+    pub invited: String,
 }
 
 impl GameRow {
@@ -134,6 +137,11 @@ impl GameRow {
                 .as_deref()
                 .map(|id| uuid("rematch id", id))
                 .transpose()?,
+            access: Access {
+                visibility: enum_from_text("game visibility", &self.visibility)?,
+                spectators: enum_from_text("game spectators", &self.spectators)?,
+                invited: from_json("invited accounts", &self.invited)?,
+            },
         })
     }
 }
