@@ -260,6 +260,12 @@ pub fn invite(
     id: Uuid,
     request: &Invitations,
 ) -> Result<GameView, ServiceError> {
+    if request.usernames.is_empty() {
+        return Err(ServiceError::new(
+            Code::InvalidBody,
+            "name at least one account to invite",
+        ));
+    }
     access::check_invitation_count(&request.usernames)?;
     let written = store
         .update_invited(id, |game| {
@@ -320,8 +326,9 @@ fn lobby_change(
 }
 
 fn join_decision(game: &GameRecord, caller: &Caller, by: JoinBy) -> Result<Decision, ServiceError> {
-    let allowed = access::may_join(game, caller.id, by);
-    if !allowed && !access::may_see(game, caller.id) {
+    // The invite code of a game that is not private is as good as seeing it.
+    let known = by == JoinBy::InviteCode && game.access.visibility != Visibility::Private;
+    if !known && !access::may_see(game, caller.id) {
         return Err(game_not_found());
     }
     match PublicStatus::of(game) {
@@ -340,9 +347,8 @@ fn join_decision(game: &GameRecord, caller: &Caller, by: JoinBy) -> Result<Decis
         }
         PublicStatus::Open => {}
     }
-    if !allowed {
-        // Open and seen (invited accounts may join) but not by this account this way: the
-        // answer for a game that does not exist, as for any stranger.
+    if !access::may_join(game, caller.id, by) {
+        // Not for this account, or not this way: the answer for a game that does not exist.
         return Err(game_not_found());
     }
     let players = game.options.players;

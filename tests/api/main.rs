@@ -33,4 +33,5 @@ mod round_trips;
 mod sse;
 mod stream_limits;
 mod tables;
+mod visibility;
 mod webhooks;
