@@ -45,10 +45,12 @@ pub struct CreateGame {
     /// it), `private` (only invited accounts join). Default `unlisted`: games here are among
     /// people who know each other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub visibility: Option<Visibility>,
     /// Who besides the players and invited accounts may watch the game while it is played
     /// (its view, stream and log): `nobody` or `anyone` who has its id. Default `nobody`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub spectators: Option<Spectators>,
     /// Usernames of accounts invited to the table: they see the game and may join it by id
     /// or invite code whatever its visibility. At most 6; the creator may add more later

@@ -95,7 +95,8 @@ pub enum GameStatus {
     Cancelled,
 }
 
-/// Who may find and join a game (see `service::access`).
+/// Who may find and join a game: `public` (listed in the lobby, anyone joins), `unlisted`
+/// (not listed; joined with the invite code) or `private` (invited accounts only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
@@ -108,7 +109,8 @@ pub enum Visibility {
     Private,
 }
 
-/// Who besides the players and invited accounts may watch a game being played.
+/// Who besides the players and invited accounts may watch a game being played: `nobody` or
+/// `anyone` who has its id. (Players' friends will come with a friends list.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Spectators {

@@ -359,7 +359,9 @@ async fn finished_games_are_open_to_auditors_when_public_or_watched(app: TestApp
 }
 
 async fn invitations_are_the_creators_and_bounded(app: TestApp) {
-    let names = ["ann", "ivy", "joe", "sam", "inv1", "inv2", "inv3", "inv4", "inv5"];
+    let names = [
+        "ann", "ivy", "joe", "sam", "inv1", "inv2", "inv3", "inv4", "inv5",
+    ];
     let table = players(&app, &names).await;
     let (ann, ivy, joe, sam) = (&table[0], &table[1], &table[2], &table[3]);
     let game = create_as(
