@@ -292,7 +292,8 @@ pub async fn list_games(
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MyGamesQuery {
-    /// Default `all`; `my_turn` is the inbox of games waiting for the caller.
+    /// Default `all`; `my_turn` is the inbox of games waiting for the caller; `invited` the
+    /// open games that invite the caller, not joined yet.
     pub filter: Option<MyGames>,
     /// `activity` (default): the latest change first. `deadline`: with `filter=my_turn`, the
     /// nearest turn deadline first (R10.1), games without a turn time last.
@@ -304,7 +305,8 @@ pub struct MyGamesQuery {
     pub limit: Option<i64>,
 }
 
-/// The caller's games: `my_turn` (waiting for the caller), `open`, `active`, `finished`, `all`.
+/// The caller's games: `my_turn` (waiting for the caller), `open`, `active`, `finished`,
+/// `cancelled`, `all`; and `invited`: open games that invite the caller, not joined yet.
 #[utoipa::path(get, path = "/v1/me/games", tag = "lobby", params(MyGamesQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(

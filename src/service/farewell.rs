@@ -67,9 +67,8 @@ fn games_of(store: &Store, account: Uuid, status: GameStatus) -> Result<Vec<Uuid
             status: Some(status),
             awaiting_player: false,
             limit: 100,
-            visibility: None,
-            spectators: None,
             cursor,
+            ..GameQuery::default()
         })?;
         ids.extend(page.games.iter().map(|g| g.id));
         match page.next_cursor {

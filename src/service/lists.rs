@@ -52,6 +52,8 @@ pub enum MyGames {
     Finished,
     /// Games whose creator left before they started.
     Cancelled,
+    /// Open games the caller is invited to and has not joined yet.
+    Invited,
     All,
 }
 
@@ -94,6 +96,16 @@ pub fn list_mine(
         MyGames::Finished => Some(GameStatus::Finished),
         MyGames::Cancelled => Some(GameStatus::Cancelled),
         MyGames::All => None,
+        MyGames::Invited => {
+            let query = GameQuery {
+                invited: Some(caller.id),
+                status: Some(GameStatus::Open),
+                limit: page_limit(limit)?,
+                cursor,
+                ..GameQuery::default()
+            };
+            return page(store, caller, &query);
+        }
     };
     let query = GameQuery {
         player: Some(caller.id),

@@ -355,6 +355,8 @@ pub struct GameQuery {
     pub status: Option<GameStatus>,
     /// With `player`: only games where that player's seat is awaited.
     pub awaiting_player: bool,
+    /// Only games that invite this account and where it holds no seat.
+    pub invited: Option<Uuid>,
     /// Only games with this visibility.
     pub visibility: Option<Visibility>,
     /// Only games with this choice of spectators.

@@ -126,6 +126,18 @@ async fn lobby(app: &TestApp, who: &Player, status: &str) -> Vec<String> {
         .collect()
 }
 
+/// The ids of the open games that invite `who` (`/v1/me/games?filter=invited`).
+async fn invited_to(app: &TestApp, who: &Player) -> Vec<String> {
+    let res = app.get("/v1/me/games?filter=invited", who.token()).await;
+    let page = json_body(res, StatusCode::OK).await;
+    page["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(id_of)
+        .collect()
+}
+
 /// Resigns `who`'s seat at the game's current version (a two-player game then ends).
 async fn resign(app: &TestApp, who: &Player, id: &str) {
     let view = json_body(
@@ -400,6 +412,9 @@ async fn invitations_are_the_creators_and_bounded(app: TestApp) {
     json_body(res, StatusCode::OK).await;
     let res = invite(ann, json!(["inv5"])).await;
     assert_problem(res, StatusCode::CONFLICT, "too_many_invitations").await;
+    // Invited accounts find the game in their list; nobody else does.
+    assert_eq!(invited_to(&app, &table[4]).await, vec![id.clone()]);
+    assert_eq!(invited_to(&app, sam).await, Vec::<String>::new());
     // A stranger cannot invite (nor learn the game exists); a seated player who is not the
     // creator is told so.
     let res = invite(sam, json!(["sam"])).await;
@@ -407,11 +422,17 @@ async fn invitations_are_the_creators_and_bounded(app: TestApp) {
     json_body(join_by_id(&app, ivy, &id).await, StatusCode::OK).await;
     let res = invite(ivy, json!(["inv5"])).await;
     assert_problem(res, StatusCode::FORBIDDEN, "not_the_creator").await;
+    assert_eq!(invited_to(&app, ivy).await, Vec::<String>::new(), "joined");
     // joe, invited later, joins with the code; the table is full and the game starts.
     let res = join_by_code(&app, joe, &game["invite_code"]).await;
     assert_eq!(json_body(res, StatusCode::OK).await["status"], "active");
     let res = invite(ann, json!(["inv5"])).await;
     assert_problem(res, StatusCode::CONFLICT, "game_started").await;
+    assert_eq!(
+        invited_to(&app, &table[4]).await,
+        Vec::<String>::new(),
+        "started"
+    );
     // An account invited to the table still sees the game it did not join; a stranger not.
     let res = app.get(&format!("/v1/games/{id}"), table[4].token()).await;
     json_body(res, StatusCode::OK).await;
