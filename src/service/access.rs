@@ -132,27 +132,39 @@ fn too_many() -> ServiceError {
     )
 }
 
-/// The accounts named by `usernames`, added to `invited` (already invited or seated ones are
-/// left as they are; the creator's own name too). 404 `player_not_found` for a name no account
-/// has; 409 `too_many_invitations` past [`MAX_INVITED`] in all.
-pub(crate) fn invite(
+/// The accounts named by `usernames` (case does not matter), looked up before any game is
+/// locked. 404 `player_not_found` for a name no account has.
+pub(crate) fn accounts_named(
     store: &Store,
-    invited: &[Invitee],
-    seated: &[Uuid],
     usernames: &[String],
 ) -> Result<Vec<Invitee>, ServiceError> {
-    let mut all = invited.to_vec();
-    for name in usernames {
-        let account = store.account_by_username(name)?.ok_or_else(|| {
-            ServiceError::new(Code::PlayerNotFound, format!("no account is named {name}"))
-        })?;
-        if seated.contains(&account.id) || all.iter().any(|i| i.account_id == account.id) {
+    usernames
+        .iter()
+        .map(|name| {
+            let account = store.account_by_username(name)?.ok_or_else(|| {
+                ServiceError::new(Code::PlayerNotFound, format!("no account is named {name}"))
+            })?;
+            Ok(Invitee {
+                account_id: account.id,
+                username: account.username,
+            })
+        })
+        .collect()
+}
+
+/// `game`'s invitations with `more` added; accounts already invited or seated are left as
+/// they are. 409 `too_many_invitations` past [`MAX_INVITED`] in all.
+pub(crate) fn with_invited(
+    game: &GameRecord,
+    more: &[Invitee],
+) -> Result<Vec<Invitee>, ServiceError> {
+    let mut all = game.access.invited.clone();
+    for invitee in more {
+        let seated = seat_of(game, invitee.account_id).is_some();
+        if seated || all.iter().any(|i| i.account_id == invitee.account_id) {
             continue;
         }
-        all.push(Invitee {
-            account_id: account.id,
-            username: account.username,
-        });
+        all.push(invitee.clone());
     }
     if all.len() > MAX_INVITED {
         return Err(too_many());

@@ -85,7 +85,12 @@ pub fn create(
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
     access::check_invitation_count(&request.invite)?;
-    let invited = access::invite(store, &[], &[caller.id], &request.invite)?;
+    let mut invited: Vec<Invitee> = Vec::new();
+    for invitee in access::accounts_named(store, &request.invite)? {
+        if invitee.account_id != caller.id && !invited.contains(&invitee) {
+            invited.push(invitee);
+        }
+    }
     create_game_of(store, caller, test_mode, request, (None, invited), key)
 }
 
@@ -269,6 +274,7 @@ pub fn invite(
         ));
     }
     access::check_invitation_count(&request.usernames)?;
+    let more = access::accounts_named(store, &request.usernames)?;
     let written = store
         .update_invited(id, |game| {
             if game.created_by != caller.id {
@@ -289,8 +295,7 @@ pub fn invite(
                     ))
                 }
             }
-            let seated: Vec<Uuid> = game.seats.iter().map(|s| s.account_id).collect();
-            access::invite(store, &game.access.invited, &seated, &request.usernames)
+            access::with_invited(game, &more)
         })
         .map_err(|e| match e {
             UpdateError::Decide(e) => e,
