@@ -1,11 +1,12 @@
-//! Setting up games: create, join (by id or invite code), leave.
+//! Setting up games: create, join (by id or invite code), invite, leave.
 //!
 //! Leaving is possible only before the game starts. A player who leaves frees his seat; the
 //! creator leaving cancels the game (it was set up with his options and waits on his invite),
 //! so no lobby is left without an owner. The join that takes the last seat starts the game,
 //! and the write path deals round 1 in the same transaction.
 //!
-//! A finished game's rematch ([`rematch`]) is created and joined through the same calls.
+//! A finished game's rematch ([`rematch`](super::rematch)) is created and joined through the
+//! same calls.
 //!
 //! Who may join (and see) a game is [`access`](super::access)'s: every join goes through it.
 
