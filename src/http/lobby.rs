@@ -17,8 +17,9 @@ use crate::{
     error::ServiceError,
     service::{
         self,
+        invitations::Invitations,
         lists::{GamePage, MyGames, MySort},
-        lobby::{CreateGame, Invitations, JoinByCode},
+        lobby::{CreateGame, JoinByCode},
         GameView,
     },
     store::GameStatus,
@@ -181,7 +182,7 @@ pub async fn invite_players(
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, id, body) = (caller(&user), id.into_inner(), body.into_inner());
     let view = state
-        .db(move |store| service::lobby::invite(store, &caller, id, &body))
+        .db(move |store| service::invitations::invite(store, &caller, id, &body))
         .await?;
     Ok(with_etag(HttpResponse::Ok(), view.version).json(view))
 }

@@ -21,6 +21,7 @@ pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceErro
             result => result?,
         }
     }
+    super::invitations::withdraw(store, caller.id)?;
     for id in games_of(store, caller.id, GameStatus::Active)? {
         resign(store, caller, id)?;
     }

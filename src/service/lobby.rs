@@ -1,4 +1,4 @@
-//! Setting up games: create, join (by id or invite code), invite, leave.
+//! Setting up games: create, join (by id or invite code), leave.
 //!
 //! Leaving is possible only before the game starts. A player who leaves frees his seat; the
 //! creator leaving cancels the game (it was set up with his options and waits on his invite),
@@ -22,11 +22,11 @@ use super::idempotency::{IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
-use super::{cancelled, game_error, game_not_found, random, seat_of, Caller, LogEvent};
+use super::{cancelled, game_not_found, random, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
 use crate::store::{
     Access, GameRecord, GameStatus, Invitee, NewGame, SeatRecord, Spectators, Store, StoredAs,
-    UpdateError, Visibility,
+    Visibility,
 };
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
@@ -59,16 +59,6 @@ pub struct CreateGame {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schema(max_items = 6)]
     pub invite: Vec<String>,
-}
-
-/// Accounts to invite to a game.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Invitations {
-    /// Usernames (case does not matter). Accounts already invited or seated are left as they
-    /// are; the game invites at most 6 in all.
-    #[schema(min_items = 1, max_items = 6)]
-    pub usernames: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -258,51 +248,6 @@ pub fn join_by_code(
         Err(e) if e.code == Code::GameNotFound => Err(unknown()),
         result => result,
     }
-}
-
-/// Invites more accounts to an open game: only its creator may, while it waits for players.
-/// Answers the game as the creator sees it.
-pub fn invite(
-    store: &Store,
-    caller: &Caller,
-    id: Uuid,
-    request: &Invitations,
-) -> Result<GameView, ServiceError> {
-    if request.usernames.is_empty() {
-        return Err(ServiceError::new(
-            Code::InvalidBody,
-            "name at least one account to invite",
-        ));
-    }
-    access::check_invitation_count(&request.usernames)?;
-    let more = access::accounts_named(store, &request.usernames)?;
-    let written = store
-        .update_invited(id, |game| {
-            if game.created_by != caller.id {
-                return Err(match seat_of(game, caller.id) {
-                    Some(_) => {
-                        ServiceError::new(Code::NotTheCreator, "only the game's creator invites")
-                    }
-                    None => access::no_seat(game, caller.id),
-                });
-            }
-            match PublicStatus::of(game) {
-                PublicStatus::Open => {}
-                PublicStatus::Cancelled => return Err(cancelled()),
-                PublicStatus::Active | PublicStatus::Finished => {
-                    return Err(ServiceError::new(
-                        Code::GameStarted,
-                        "invitations are for a game that waits for players",
-                    ))
-                }
-            }
-            access::with_invited(game, &more)
-        })
-        .map_err(|e| match e {
-            UpdateError::Decide(e) => e,
-            UpdateError::Store(e) => game_error(e),
-        })?;
-    Ok(GameView::of(&written, caller.id))
 }
 
 /// Leaves an open game (see the module docs for the creator).

@@ -14,6 +14,7 @@ pub mod feed;
 pub mod feed_tails;
 pub mod hint;
 pub mod idempotency;
+pub mod invitations;
 pub mod lists;
 pub mod lobby;
 pub mod log_event;

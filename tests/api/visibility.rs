@@ -5,7 +5,7 @@
 use reqwest::{header, StatusCode};
 use serde_json::{json, Value};
 
-use crate::common::app::{assert_problem, json_body, TestApp};
+use crate::common::app::{assert_problem, json_body, TestApp, TEST_PASSWORD};
 use crate::sse::Stream;
 use crate::tables::{players, Player};
 
@@ -17,6 +17,7 @@ both_stores!(
     finished_games_are_open_to_auditors_when_public_or_watched,
     invitations_are_the_creators_and_bounded,
     a_rematch_keeps_the_table_and_invites_its_players,
+    an_account_leaving_for_good_is_taken_off_every_invitation,
 );
 
 /// Creates a game with exactly this body (no defaults added, unlike `tables::create`).
@@ -469,4 +470,29 @@ async fn a_rematch_keeps_the_table_and_invites_its_players(app: TestApp) {
     let seated = json_body(res, StatusCode::OK).await;
     assert_eq!(seated["id"], json!(new));
     assert_eq!(seated["status"], "active");
+}
+
+async fn an_account_leaving_for_good_is_taken_off_every_invitation(app: TestApp) {
+    let [ann, ivy, joe] = players(&app, &["ann", "ivy", "joe"])
+        .await
+        .try_into()
+        .ok()
+        .expect("three");
+    let body =
+        json!({ "options": { "players": 3 }, "visibility": "private", "invite": ["ivy", "joe"] });
+    let id = id_of(&create_as(&app, &ann, body).await);
+    let res = app
+        .request(reqwest::Method::DELETE, "/v1/accounts/me", ivy.token())
+        .json(&json!({ "password": TEST_PASSWORD }))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    // Her name is gone from the list; the game waits for joe alone.
+    let res = app.get(&format!("/v1/games/{id}"), ann.token()).await;
+    assert_eq!(
+        json_body(res, StatusCode::OK).await["invited"],
+        json!(["joe"])
+    );
+    assert_eq!(invited_to(&app, &joe).await, vec![id]);
 }
