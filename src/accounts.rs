@@ -1,5 +1,8 @@
 //! Accounts: validated usernames and passwords, and the account operations behind the
 //! `/v1/accounts`, `/v1/sessions` and `/v1/guests` endpoints (and `racko admin create`).
+//! Signing in opens a session ([`sessions`]).
+
+pub mod sessions;
 
 use uuid::Uuid;
 
@@ -8,7 +11,7 @@ use crate::{
     auth::{self, CurrentUser},
     error::{Code, ServiceError},
     service::{farewell, Caller},
-    store::{Account, NewAccount, Role, Store},
+    store::{Account, NewAccount, Role, SignedInAccount, Store},
 };
 
 /// Guest names are `guest-` and six of these; registered names may not take the prefix.
@@ -150,27 +153,40 @@ pub async fn upgrade_guest(
 
 /// The account a valid token names; 401 if it no longer exists.
 pub async fn existing(store: &Store, id: Uuid) -> Result<Account, ServiceError> {
-    // Most requests come from an account seen seconds ago: no round trip, no thread hop.
-    if let Some(account) = store.recent_account(id) {
-        return Ok(account);
+    Ok(signed_in(store, id, None).await?.account)
+}
+
+/// The account a valid token names with its live sessions, `session` among them if it is
+/// still live; 401 if the account no longer exists.
+pub async fn signed_in(
+    store: &Store,
+    id: Uuid,
+    session: Option<Uuid>,
+) -> Result<SignedInAccount, ServiceError> {
+    // Most requests come from an account seen seconds ago: no round trip, no thread hop. A
+    // session the cached read does not hold live may be newer than it: read again.
+    if let Some(cached) = store.recent_account(id) {
+        if session.is_none_or(|s| cached.has_session(s, store.now())) {
+            return Ok(cached);
+        }
     }
     blocking(store, move |s| s.account_for_token(id))
         .await?
         .ok_or_else(|| ServiceError::unauthorized("the account no longer exists"))
 }
 
-/// "Sign out everywhere": every token of the account issued so far stops working (a lost
-/// phone, a shared computer). The caller signs in again for a new token.
+/// "Sign out everywhere": every token of the account issued so far stops working and every
+/// session ends (a lost phone, a shared computer). The caller signs in again for a new token.
 pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ServiceError> {
     blocking(store, move |s| s.revoke_tokens(id)).await
 }
 
-/// Leaving for good (issue 11.6): `password` must be the account's (a guest's own token is
-/// proof enough). Then, in this order: every active game is resigned and every open one left
-/// (`service::farewell`), and in one store write every token is revoked and the username and
-/// password hash are erased. The account row stays, so finished games keep their seats (with
-/// the name recorded when they were played), exports and `racko verify` stay complete.
-/// Each step can be repeated: a failure midway leaves the account usable to try again.
+/// Leaving for good: `password` must be the account's (a guest's own token is proof enough).
+/// First, in one commit, every token is revoked and the account marked deleted, so from then
+/// on no request can sign in as it, and no join or new game can seat it (the store refuses
+/// inside the seating transaction, also for a request that authenticated just before). Then
+/// [`finish_deletion`] resigns and leaves its games and erases its name. Should that be cut
+/// short, housekeeping finishes it ([`finish_unfinished_deletions`]).
 pub async fn delete_account(
     store: &Store,
     user: &CurrentUser,
@@ -189,12 +205,22 @@ pub async fn delete_account(
             ));
         }
     }
+    let id = user.id;
+    blocking(store, move |s| s.begin_deletion(id)).await?;
+    finish_deletion(store, id).await
+}
+
+/// The rest of a deletion that has begun: every active game is resigned and every open one
+/// left (`service::farewell`, through each game's one write path), then the username is
+/// replaced by a `deleted-player-…` pseudonym. The account row stays, so finished games keep
+/// their seats, and exports and `racko verify` stay complete. Repeatable.
+pub async fn finish_deletion(store: &Store, id: Uuid) -> Result<(), ServiceError> {
+    let account = existing(store, id).await?;
     let caller = Caller {
-        id: user.id,
-        username: user.username.clone(),
+        id,
+        username: account.username,
     };
     blocking(store, move |s| farewell::leave_all_games(s, &caller)).await?;
-    let id = user.id;
     for attempt in 0..DELETED_NAME_TRIES {
         // The last tries draw longer names: the short ones are crowded.
         let name = deleted_name(if attempt < DELETED_NAME_TRIES / 2 {
@@ -210,6 +236,21 @@ pub async fn delete_account(
     Err(ServiceError::internal(format!(
         "no free deleted-player name after {DELETED_NAME_TRIES} tries"
     )))
+}
+
+/// Finishes deletions that began but were cut short (a crash, the database gone midway);
+/// how many were finished. Run by housekeeping in every process; finishing one twice at once
+/// is harmless.
+pub async fn finish_unfinished_deletions(store: &Store) -> Result<usize, ServiceError> {
+    let ids = blocking(store, |s| s.unfinished_deletions(DELETED_PREFIX, 100)).await?;
+    let mut finished = 0;
+    for id in ids {
+        match finish_deletion(store, id).await {
+            Ok(()) => finished += 1,
+            Err(e) => tracing::warn!(account = %id, error = %e, "cannot finish a deletion"),
+        }
+    }
+    Ok(finished)
 }
 
 /// `deleted-player-` and `bytes` random bytes in hex.

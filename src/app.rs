@@ -96,7 +96,10 @@ impl Application {
                 timeout: config.webhook_timeout,
                 retry_base: config.webhook_retry_base,
                 retry_for: config.webhook_retry_for,
-                allow_private: config.webhooks_allow_private,
+                guard: crate::notify::address::Guard::new(
+                    config.webhooks_allow_private,
+                    config.webhook_lookup.clone(),
+                ),
             },
         ));
         actix_web::rt::spawn(crate::sweeper::run(
@@ -133,6 +136,8 @@ impl Application {
                 .wrap(from_fn(http::observe::observe))
                 .wrap(Compress::default())
         })
+        // Streams bound their socket's kernel buffer (`http::socket`).
+        .on_connect(http::socket::remember)
         .listen(listener)?
         // On SIGTERM/SIGINT (`run_until_stopped`) requests in flight finish for this long;
         // streams and long-polls end at once.

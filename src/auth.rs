@@ -1,5 +1,8 @@
-//! Authentication: argon2id password hashes and HS256 bearer tokens, and the [`CurrentUser`]
-//! extractor that a handler names in its signature when it needs a signed-in account.
+//! Authentication: argon2id password hashes, short-lived HS256 access tokens that name their
+//! session, refresh tokens ([`refresh`]), and the [`CurrentUser`] extractor that a handler
+//! names in its signature when it needs a signed-in account.
+
+pub mod refresh;
 
 use std::{sync::LazyLock, time::Duration};
 
@@ -19,7 +22,7 @@ use crate::{
     accounts,
     app::AppState,
     config::Secret,
-    error::ServiceError,
+    error::{Code, ServiceError},
     store::{Account, Role},
 };
 
@@ -37,6 +40,10 @@ struct Claims {
     /// The account's token generation at issue; a later one revokes the token.
     #[serde(default)]
     gen: i64,
+    /// The session the token belongs to: it stops working when the session ends. Tokens
+    /// issued before sessions existed have none (see [`CurrentUser`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sid: Option<Uuid>,
     iss: String,
     iat: i64,
     exp: i64,
@@ -77,8 +84,12 @@ impl TokenKeys {
         })
     }
 
-    /// A token for `account` and when it expires.
-    pub fn issue(&self, account: &Account) -> Result<(String, DateTime<Utc>), ServiceError> {
+    /// An access token for `account` in `session` and when it expires.
+    pub fn issue(
+        &self,
+        account: &Account,
+        session: Uuid,
+    ) -> Result<(String, DateTime<Utc>), ServiceError> {
         let now = Utc::now();
         let ttl = chrono::Duration::from_std(self.ttl).map_err(ServiceError::internal)?;
         let expires_at = now
@@ -90,6 +101,7 @@ impl TokenKeys {
             role: account.role,
             guest: account.guest,
             gen: account.token_generation,
+            sid: Some(session),
             iss: ISSUER.to_string(),
             iat: now.timestamp(),
             exp: expires_at.timestamp(),
@@ -99,12 +111,19 @@ impl TokenKeys {
         Ok((token, expires_at))
     }
 
-    /// What a valid token claims, or `unauthorized` for any bad token.
+    /// What a valid token claims; `token_expired` for a good token past its life (the client
+    /// refreshes), `unauthorized` for any other bad token.
     pub fn verify(&self, token: &str) -> Result<TokenClaims, ServiceError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|e| {
                 tracing::debug!(error = %e, "token refused");
-                ServiceError::unauthorized("the bearer token is invalid or expired")
+                match e.kind() {
+                    jsonwebtoken::errors::ErrorKind::ExpiredSignature => ServiceError::new(
+                        Code::TokenExpired,
+                        "the access token has expired; refresh it with the refresh token",
+                    ),
+                    _ => ServiceError::unauthorized("the bearer token is invalid or expired"),
+                }
             })?;
         let c = data.claims;
         Ok(TokenClaims {
@@ -113,6 +132,7 @@ impl TokenKeys {
             role: c.role,
             guest: c.guest,
             token_generation: c.gen,
+            session: c.sid,
         })
     }
 }
@@ -126,12 +146,17 @@ pub struct TokenClaims {
     pub role: Role,
     pub guest: bool,
     pub token_generation: i64,
+    pub session: Option<Uuid>,
 }
 
 /// The signed-in account, from `Authorization: Bearer <token>`. Naming it in a handler's
-/// arguments makes the route answer 401 `unauthorized` without a valid token, or when the
-/// account is gone or has signed out everywhere since the token was issued. The username,
+/// arguments makes the route answer 401 `unauthorized` without a valid token (401
+/// `token_expired` for one past its life), or when the account is gone, has signed out
+/// everywhere since the token was issued, or the token's session has ended. The username,
 /// role and guest flag are the store's, read on every request, so a change applies at once.
+///
+/// A token without a session (issued before sessions existed, for 30 days) is accepted until
+/// it expires, and signing out everywhere still revokes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CurrentUser {
     pub id: Uuid,
@@ -141,6 +166,9 @@ pub struct CurrentUser {
     pub created_at: DateTime<Utc>,
     /// The token's generation: a stream it opens ends once the account's moves past it.
     pub token_generation: i64,
+    /// The token's session: a stream it opens ends with it. None for a token from before
+    /// sessions.
+    pub session: Option<Uuid>,
 }
 
 impl FromRequest for CurrentUser {
@@ -151,12 +179,20 @@ impl FromRequest for CurrentUser {
         let claimed = claimed_user(req);
         Box::pin(async move {
             let (state, claimed) = claimed?;
-            let account = accounts::existing(&state.store, claimed.id).await?;
-            if account.token_generation != claimed.token_generation {
+            let signed_in = accounts::signed_in(&state.store, claimed.id, claimed.session).await?;
+            if signed_in.account.token_generation != claimed.token_generation {
                 return Err(ServiceError::unauthorized(
                     "the token was revoked (signed out everywhere, or the guest registered); sign in again",
                 ));
             }
+            if let Some(session) = claimed.session {
+                if !signed_in.has_session(session, state.store.now()) {
+                    return Err(ServiceError::unauthorized(
+                        "the token's session has ended (signed out, expired, or its refresh token was reused); sign in again",
+                    ));
+                }
+            }
+            let account = signed_in.account;
             tracing::Span::current().record("account", tracing::field::display(account.id));
             Ok(CurrentUser {
                 id: account.id,
@@ -165,6 +201,7 @@ impl FromRequest for CurrentUser {
                 guest: account.guest,
                 created_at: account.created_at,
                 token_generation: account.token_generation,
+                session: claimed.session,
             })
         })
     }
@@ -268,7 +305,6 @@ static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Code;
 
     fn keys(secret: &str) -> TokenKeys {
         TokenKeys::new(&Secret::new(secret), Duration::from_secs(60)).expect("keys")
@@ -290,20 +326,22 @@ mod tests {
     fn issued_token_verifies() {
         let k = keys("0123456789abcdef0123456789abcdef");
         let a = account();
-        let (token, exp) = k.issue(&a).expect("issue");
+        let session = Uuid::new_v4();
+        let (token, exp) = k.issue(&a, session).expect("issue");
         assert!(exp > Utc::now());
         let user = k.verify(&token).expect("verify");
         assert_eq!(user.id, a.id);
         assert_eq!(user.username, "alice");
         assert_eq!(user.role, Role::Player);
         assert_eq!(user.token_generation, 3);
+        assert_eq!(user.session, Some(session));
     }
 
     #[test]
     fn other_key_is_refused() {
         let a = keys("0123456789abcdef0123456789abcdef");
         let b = keys("fedcba9876543210fedcba9876543210");
-        let (token, _) = a.issue(&account()).expect("issue");
+        let (token, _) = a.issue(&account(), Uuid::new_v4()).expect("issue");
         assert_eq!(b.verify(&token).unwrap_err().code, Code::Unauthorized);
     }
 

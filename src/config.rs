@@ -8,13 +8,18 @@ use clap::{Args, ValueEnum};
 
 mod secret;
 mod streams;
+mod webhooks;
 pub use secret::{strength, Secret, Strength, MIN_SECRET_BITS};
 pub use streams::StreamLimits;
+pub use webhooks::{HostLookup, SystemLookup, WebhookLookup};
 
 /// Where the embedded store lives when `DATABASE_URL` is unset (relative to the working folder).
 pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
-/// Play-by-mail: a token lasts long enough to survive a holiday between two moves.
-pub const DEFAULT_TOKEN_TTL_SECS: u64 = 30 * 24 * 60 * 60;
+/// An access token lives a quarter of an hour: a stolen one is soon useless, and the client
+/// gets the next with its refresh token.
+pub const DEFAULT_TOKEN_TTL_SECS: u64 = 15 * 60;
+/// Play-by-mail: a session unused for three months ends; each refresh starts the time again.
+pub const DEFAULT_SESSION_TTL_SECS: u64 = 90 * 24 * 60 * 60;
 /// Ten years: longer lifetimes are surely a mistake (and overflow date arithmetic).
 pub const MAX_TOKEN_TTL_SECS: u64 = 10 * 366 * 24 * 60 * 60;
 /// A family's worth of sign-ins at once, then one every two seconds per address.
@@ -63,9 +68,13 @@ pub struct ConfigArgs {
     /// is generated once and kept in the store.
     #[arg(global = true, long, env = "RACKO_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<Secret>,
-    /// Token lifetime in seconds.
+    /// Access token lifetime in seconds.
     #[arg(global = true, long, env = "RACKO_TOKEN_TTL_SECS", default_value_t = DEFAULT_TOKEN_TTL_SECS)]
     pub token_ttl_secs: u64,
+    /// How long a session (its refresh token) lasts unused, in seconds; each refresh starts it
+    /// again.
+    #[arg(global = true, long, env = "RACKO_SESSION_TTL_SECS", default_value_t = DEFAULT_SESSION_TTL_SECS)]
+    pub session_ttl_secs: u64,
     /// Test mode: allows stacked decks. Refused in production.
     #[arg(global = true, long, env = "RACKO_TEST_MODE", value_parser = clap::builder::BoolishValueParser::new())]
     pub test_mode: bool,
@@ -138,8 +147,9 @@ pub struct ConfigArgs {
     /// origins such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.
     #[arg(global = true, long, env = "RACKO_CORS_ORIGINS")]
     pub cors_origins: Option<String>,
-    /// Allow webhook URLs that resolve to loopback, private or link-local addresses (tests, a
-    /// private deployment). Off: such URLs are refused.
+    /// Allow webhook URLs that resolve to loopback, private, link-local or other special-purpose
+    /// addresses (tests, a private deployment). Off: such URLs are refused. Refused in
+    /// production.
     #[arg(global = true, long, env = "RACKO_WEBHOOKS_ALLOW_PRIVATE", value_parser = clap::builder::BoolishValueParser::new())]
     pub webhooks_allow_private: bool,
     /// Seconds a webhook receiver has to answer a delivery.
@@ -179,6 +189,15 @@ pub struct ConfigArgs {
     /// open-files limit, less 64).
     #[arg(global = true, long, env = "RACKO_STREAMS_MAX")]
     pub streams_max: Option<usize>,
+    /// Seconds a stream's client may take no bytes before it is disconnected (1..=3600).
+    #[arg(
+        global = true,
+        long,
+        env = "RACKO_STREAM_DROP_AFTER_SECS",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..=3600)
+    )]
+    pub stream_drop_after_secs: u64,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -198,8 +217,15 @@ pub enum ConfigError {
     WeakSecret { bits: u32, alphabet: &'static str },
     #[error("RACKO_TEST_MODE cannot be used in production")]
     TestModeInProduction,
+    #[error(
+        "RACKO_WEBHOOKS_ALLOW_PRIVATE cannot be used in production: it lets any account make \
+         the server call internal addresses"
+    )]
+    PrivateWebhooksInProduction,
     #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
     LongTtl,
+    #[error("RACKO_SESSION_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
+    LongSessionTtl,
     #[error("{0} must be greater than zero")]
     Zero(&'static str),
     #[error("RACKO_CORS_ORIGINS: {0:?} is not an origin ({1}); write scheme://host[:port] with no path, e.g. https://app.example.com")]
@@ -227,7 +253,10 @@ pub struct Config {
     pub database_url: Option<String>,
     pub bind: String,
     pub jwt_secret: Option<Secret>,
+    /// An access token's life.
     pub token_ttl: Duration,
+    /// How long a session lasts unused.
+    pub session_ttl: Duration,
     pub test_mode: bool,
     pub max_body_bytes: usize,
     pub pool_size: u32,
@@ -253,6 +282,9 @@ pub struct Config {
     pub stream_heartbeat: Duration,
     pub webhooks_allow_private: bool,
     pub webhook_timeout: Duration,
+    /// How webhook host names are resolved (not an option: the system resolver; tests give
+    /// their own).
+    pub webhook_lookup: WebhookLookup,
     /// How often an idle webhook worker looks for due deliveries (not an option).
     pub webhook_poll: Duration,
     /// The pause after a delivery's first failed attempt, doubled after each (not an option).
@@ -277,6 +309,7 @@ impl Config {
             bind: "127.0.0.1:8080".to_string(),
             jwt_secret: None,
             token_ttl: Duration::from_secs(DEFAULT_TOKEN_TTL_SECS),
+            session_ttl: Duration::from_secs(DEFAULT_SESSION_TTL_SECS),
             test_mode: false,
             max_body_bytes: 64 * 1024,
             pool_size: 10,
@@ -294,6 +327,7 @@ impl Config {
             stream_heartbeat: Duration::from_secs(15),
             webhooks_allow_private: false,
             webhook_timeout: Duration::from_secs(10),
+            webhook_lookup: WebhookLookup::default(),
             webhook_poll: Duration::from_millis(500),
             webhook_retry_base: Duration::from_secs(5),
             webhook_retry_for: Duration::from_secs(24 * 3600),
@@ -303,6 +337,7 @@ impl Config {
                 per_account: 16,
                 per_address: 64,
                 total: streams::default_total(),
+                drop_after: Duration::from_secs(60),
             },
         }
     }
@@ -314,6 +349,7 @@ impl Config {
             bind: args.bind,
             jwt_secret: args.jwt_secret,
             token_ttl: Duration::from_secs(args.token_ttl_secs),
+            session_ttl: Duration::from_secs(args.session_ttl_secs),
             test_mode: args.test_mode,
             max_body_bytes: args.max_body_bytes,
             pool_size: args.pool_size,
@@ -339,6 +375,7 @@ impl Config {
                     .streams_max
                     .unwrap_or_else(streams::default_total)
                     .max(1),
+                drop_after: Duration::from_secs(args.stream_drop_after_secs),
             },
             cors_origins: args
                 .cors_origins
@@ -365,6 +402,9 @@ impl Config {
         if production && self.test_mode {
             return Err(ConfigError::TestModeInProduction);
         }
+        if production && self.webhooks_allow_private {
+            return Err(ConfigError::PrivateWebhooksInProduction);
+        }
         if self.idempotency_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_IDEMPOTENCY_TTL_SECS"));
         }
@@ -373,6 +413,12 @@ impl Config {
         }
         if self.token_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_TOKEN_TTL_SECS"));
+        }
+        if self.session_ttl.is_zero() {
+            return Err(ConfigError::Zero("RACKO_SESSION_TTL_SECS"));
+        }
+        if self.session_ttl > Duration::from_secs(MAX_TOKEN_TTL_SECS) {
+            return Err(ConfigError::LongSessionTtl);
         }
         if self.max_body_bytes == 0 {
             return Err(ConfigError::Zero("RACKO_MAX_BODY_BYTES"));
@@ -539,6 +585,25 @@ mod tests {
     }
 
     #[test]
+    fn private_webhooks_in_production_are_refused() {
+        let flags = [
+            "--env",
+            "production",
+            "--jwt-secret",
+            SECRET,
+            "--webhooks-allow-private",
+        ];
+        let err = parse(&flags).unwrap_err();
+        assert_eq!(err, ConfigError::PrivateWebhooksInProduction);
+        assert!(
+            err.to_string().contains("RACKO_WEBHOOKS_ALLOW_PRIVATE"),
+            "{err}"
+        );
+        let dev = parse(&["--webhooks-allow-private"]).expect("valid in development");
+        assert!(dev.webhooks_allow_private);
+    }
+
+    #[test]
     fn test_mode_in_development_is_accepted() {
         let c = Config {
             test_mode: true,
@@ -596,6 +661,7 @@ mod tests {
             bind: "127.0.0.1:0".into(),
             jwt_secret: None,
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,
+            session_ttl_secs: DEFAULT_SESSION_TTL_SECS,
             test_mode: false,
             max_body_bytes: 1024,
             pool_size: 2,
@@ -616,6 +682,7 @@ mod tests {
             streams_per_account: 16,
             streams_per_address: 64,
             streams_max: None,
+            stream_drop_after_secs: 60,
         }
     }
 

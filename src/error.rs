@@ -84,6 +84,13 @@ codes! {
     Unauthorized = "unauthorized",
     Forbidden = "forbidden",
     InvalidCredentials = "invalid_credentials",
+    /// The access token is past its life: refresh it.
+    TokenExpired = "token_expired",
+    /// The refresh token is unknown, malformed, expired, or its session has ended.
+    InvalidRefreshToken = "invalid_refresh_token",
+    /// A spent refresh token came back: its session has been ended (RFC 9700 §4.14.2).
+    RefreshTokenReused = "refresh_token_reused",
+    SessionNotFound = "session_not_found",
     InvalidUsername = "invalid_username",
     InvalidPassword = "invalid_password",
     UsernameTaken = "username_taken",
@@ -282,6 +289,9 @@ impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> ServiceError {
         match e {
             StoreError::NotFound => ServiceError::new(Code::NotFound, "no such resource"),
+            StoreError::AccountGone => {
+                ServiceError::unauthorized("the account was deleted or its tokens were revoked")
+            }
             StoreError::Conflict(code) | StoreError::BadInput(code) => {
                 ServiceError::new(code, code.as_str().replace('_', " "))
             }

@@ -1,8 +1,9 @@
 //! Work the server does on its own, on a timer, in every process: deleting Idempotency-Key
 //! answers older than their time to live (`RACKO_IDEMPOTENCY_TTL_SECS`) and webhook
-//! deliveries finished more than [`DELIVERY_RETENTION`] ago, in bounded batches so that one
-//! sweep never holds the database for long. Several processes sweeping at once only share
-//! the work.
+//! deliveries finished more than [`DELIVERY_RETENTION`] ago, and sessions that expired unused,
+//! in bounded batches so that one sweep never holds the database for long; and finishing
+//! account deletions that were cut short. Several processes sweeping at once only share the
+//! work.
 
 use std::time::Duration;
 
@@ -37,6 +38,19 @@ pub async fn run(store: Store, ttl: Duration, every: Duration) {
             Ok(Ok(n)) => tracing::info!(deleted = n, "deleted finished webhook deliveries"),
             Ok(Err(e)) => tracing::warn!(error = %e, "delivery sweep failed"),
             Err(e) => tracing::warn!(error = %e, "delivery sweep panicked"),
+        }
+        let sessions = store.clone();
+        let expire = move || in_batches(|| sessions.delete_expired_sessions(BATCH));
+        match tokio::task::spawn_blocking(expire).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => tracing::info!(deleted = n, "deleted expired sessions"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "session sweep failed"),
+            Err(e) => tracing::warn!(error = %e, "session sweep panicked"),
+        }
+        match crate::accounts::finish_unfinished_deletions(&store).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(finished = n, "finished account deletions cut short"),
+            Err(e) => tracing::warn!(error = %e, "deletion sweep failed"),
         }
     }
 }

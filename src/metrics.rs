@@ -3,7 +3,13 @@
 
 use std::time::Duration;
 
-use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry};
+use chrono::{DateTime, Utc};
+use prometheus::{
+    Encoder, Gauge, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
+    Opts, Registry,
+};
+
+use crate::store::{Backlog, PoolUsage};
 
 #[derive(Clone)]
 pub struct Metrics {
@@ -13,6 +19,71 @@ pub struct Metrics {
     actions_applied: IntCounter,
     version_conflicts: IntCounter,
     db_statements: IntCounter,
+    now: NowGauges,
+}
+
+/// Gauges set at each scrape from what the process and the database hold then.
+#[derive(Clone)]
+struct NowGauges {
+    streams_open: IntGauge,
+    pool: IntGaugeVec,
+    deliveries: IntGaugeVec,
+    oldest_pending: Gauge,
+    overdue_games: IntGauge,
+    sweeper_lag: Gauge,
+}
+
+impl NowGauges {
+    fn new(registry: &Registry) -> Result<NowGauges, prometheus::Error> {
+        let gauges = NowGauges {
+            streams_open: IntGauge::new(
+                "racko_streams_open",
+                "Open streams and long-polls of this process",
+            )?,
+            pool: IntGaugeVec::new(
+                Opts::new(
+                    "racko_db_pool_connections",
+                    "Database connections of this process's pool: idle, busy, and the most it opens",
+                ),
+                &["state"],
+            )?,
+            deliveries: IntGaugeVec::new(
+                Opts::new(
+                    "racko_webhook_deliveries",
+                    "Webhook deliveries in the outbox by status (finished ones are kept a week)",
+                ),
+                &["status"],
+            )?,
+            oldest_pending: Gauge::new(
+                "racko_webhook_oldest_pending_seconds",
+                "Age of the oldest pending webhook delivery (0: none)",
+            )?,
+            overdue_games: IntGauge::new(
+                "racko_sweeper_overdue_games",
+                "Games with a deadline, reminder or computer turn due and not handled yet",
+            )?,
+            sweeper_lag: Gauge::new(
+                "racko_sweeper_lag_seconds",
+                "How long the most overdue of those has been due (0: none)",
+            )?,
+        };
+        registry.register(Box::new(gauges.streams_open.clone()))?;
+        registry.register(Box::new(gauges.pool.clone()))?;
+        registry.register(Box::new(gauges.deliveries.clone()))?;
+        registry.register(Box::new(gauges.oldest_pending.clone()))?;
+        registry.register(Box::new(gauges.overdue_games.clone()))?;
+        registry.register(Box::new(gauges.sweeper_lag.clone()))?;
+        Ok(gauges)
+    }
+}
+
+/// What a scrape reads besides the counters.
+#[derive(Clone, Debug)]
+pub struct Now {
+    pub at: DateTime<Utc>,
+    pub streams_open: usize,
+    pub pool: PoolUsage,
+    pub backlog: Backlog,
 }
 
 impl Metrics {
@@ -46,7 +117,9 @@ impl Metrics {
         registry.register(Box::new(http_latency.clone()))?;
         registry.register(Box::new(actions_applied.clone()))?;
         registry.register(Box::new(version_conflicts.clone()))?;
+        let now = NowGauges::new(&registry)?;
         Ok(Metrics {
+            now,
             registry,
             http_requests,
             http_latency,
@@ -83,6 +156,34 @@ impl Metrics {
         self.db_statements.inc_by(total);
     }
 
+    /// Sets the gauges to what `now` says, before a render.
+    pub fn observe_now(&self, now: &Now) {
+        let g = &self.now;
+        g.streams_open
+            .set(i64::try_from(now.streams_open).unwrap_or(i64::MAX));
+        let busy = now.pool.open.saturating_sub(now.pool.idle);
+        g.pool
+            .with_label_values(&["idle"])
+            .set(now.pool.idle.into());
+        g.pool.with_label_values(&["busy"]).set(busy.into());
+        g.pool.with_label_values(&["max"]).set(now.pool.max.into());
+        g.deliveries.reset();
+        for status in ["pending", "delivered", "failed"] {
+            g.deliveries.with_label_values(&[status]).set(0);
+        }
+        for (status, count) in &now.backlog.deliveries {
+            g.deliveries.with_label_values(&[status]).set(*count);
+        }
+        let age = |since: Option<DateTime<Utc>>| {
+            since.map_or(0.0, |t| {
+                (now.at - t).to_std().map_or(0.0, |d| d.as_secs_f64())
+            })
+        };
+        g.oldest_pending.set(age(now.backlog.oldest_pending));
+        g.overdue_games.set(now.backlog.overdue_games);
+        g.sweeper_lag.set(age(now.backlog.oldest_overdue));
+    }
+
     /// The Prometheus text exposition format.
     pub fn render(&self) -> Result<String, prometheus::Error> {
         let mut out = Vec::new();
@@ -114,5 +215,39 @@ mod tests {
         assert!(text.contains("racko_actions_applied_total 1"));
         assert!(text.contains("racko_version_conflicts_total 1"));
         assert!(text.contains("racko_http_request_duration_seconds_bucket"));
+    }
+
+    #[test]
+    fn the_gauges_show_the_moment_of_the_scrape() {
+        let m = Metrics::new().expect("metrics");
+        let at = Utc::now();
+        m.observe_now(&Now {
+            at,
+            streams_open: 3,
+            pool: PoolUsage {
+                open: 4,
+                idle: 1,
+                max: 10,
+            },
+            backlog: Backlog {
+                deliveries: vec![("pending".into(), 5), ("delivered".into(), 7)],
+                oldest_pending: Some(at - chrono::Duration::seconds(90)),
+                overdue_games: 2,
+                oldest_overdue: Some(at - chrono::Duration::seconds(4)),
+            },
+        });
+        let text = m.render().expect("render");
+        for line in [
+            "racko_streams_open 3",
+            r#"racko_db_pool_connections{state="busy"} 3"#,
+            r#"racko_db_pool_connections{state="max"} 10"#,
+            r#"racko_webhook_deliveries{status="pending"} 5"#,
+            r#"racko_webhook_deliveries{status="failed"} 0"#,
+            "racko_webhook_oldest_pending_seconds 90",
+            "racko_sweeper_overdue_games 2",
+            "racko_sweeper_lag_seconds 4",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
     }
 }

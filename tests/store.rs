@@ -160,5 +160,7 @@ mod games;
 mod listing;
 #[path = "store/races.rs"]
 mod races;
+#[path = "store/sessions.rs"]
+mod sessions;
 #[path = "store/setup.rs"]
 mod setup;

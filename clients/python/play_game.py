@@ -29,7 +29,7 @@ def main() -> int:
     sys.path.insert(0, generated)
 
     from racko_client import AuthenticatedClient, Client
-    from racko_client.api.accounts import create_guest, me, register
+    from racko_client.api.accounts import create_guest, list_sessions, me, refresh, register
     from racko_client.api.lobby import create_game, join_by_code, my_games
     from racko_client.api.play import get_game, list_events, post_action
     from racko_client.models import (
@@ -55,6 +55,8 @@ def main() -> int:
         PlaceDrawnAction,
         Problem,
         PublicStatus,
+        RefreshRequest,
+        SessionList,
         SwapCardAction,
         SwapRacksAction,
         TakeDiscardAction,
@@ -80,12 +82,24 @@ def main() -> int:
         AuthResponse,
     )
     ben = ok(create_guest.sync(client=anonymous), AuthResponse)
+    # Access tokens are short-lived: the guest trades its refresh token for the next pair, as a
+    # client does when an answer says `token_expired`. The old refresh token is spent.
+    renewed = ok(
+        refresh.sync(client=anonymous, body=RefreshRequest(refresh_token=ben.refresh_token)),
+        AuthResponse,
+    )
+    assert renewed.session_id == ben.session_id and renewed.account.id == ben.account.id
+    assert renewed.refresh_token != ben.refresh_token
+    ben = renewed
     players = [
         AuthenticatedClient(base_url=base_url, token=auth.token, raise_on_unexpected_status=True)
         for auth in (ann, ben)
     ]
     for client, auth in zip(players, (ann, ben)):
         assert ok(me.sync(client=client), type(auth.account)).username == auth.account.username
+        # One device signed in: this one.
+        listed = ok(list_sessions.sync(client=client), SessionList)
+        assert [(s.id, s.current) for s in listed.sessions] == [(auth.session_id, True)], listed
 
     # A Problem comes back typed, its code an enum member.
     missing = get_game.sync(uuid.uuid4(), client=players[0])

@@ -21,6 +21,19 @@ export const takeWithoutSlot: Schemas["Action"] = { type: "take_discard" };
 // @ts-expect-error there is no such action
 export const startRound: Schemas["Action"] = { type: "start_round" };
 
+// Sessions: a refresh spends its refresh token and answers the next pair of tokens.
+export const refreshBody: JsonBody<paths["/v1/sessions/refresh"]["post"]["requestBody"]> = {
+  refresh_token: "rt1_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+};
+export function keepForNextRefresh(answer: Schemas["AuthResponse"]): [string, string] {
+  return [answer.session_id, answer.refresh_token];
+}
+export function thisDevice(list: Schemas["SessionList"]): string | null | undefined {
+  return list.sessions.find((session) => session.current)?.user_agent;
+}
+// @ts-expect-error a refresh needs its token
+export const refreshWithout: Schemas["RefreshRequest"] = {};
+
 // A guest needs no body at all.
 type GuestBody = operations["create_guest"]["requestBody"];
 export const noGuestBody: GuestBody = undefined;

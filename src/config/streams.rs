@@ -5,6 +5,8 @@ pub struct StreamLimits {
     pub per_account: usize,
     pub per_address: usize,
     pub total: usize,
+    /// A stream whose client has taken no bytes for this long is disconnected.
+    pub drop_after: std::time::Duration,
 }
 
 /// The soft limit on open files of this process (Linux), to size the default total.

@@ -97,8 +97,26 @@ pub fn entry(code: Code) -> Entry {
         InvalidSeq => ("The log position asked for is not in the game's log.", FIX),
         InvalidTimeRange => ("The time range is empty or reversed.", FIX),
         Unauthorized => (
-            "No valid bearer token: missing, malformed, expired or revoked.",
+            "No valid bearer token: missing, malformed or revoked (signed out, or its session \
+             ended).",
             SIGN_IN,
+        ),
+        TokenExpired => (
+            "The access token is past its life (`RACKO_TOKEN_TTL_SECS`, 15 minutes by default).",
+            "Get a new one from `POST /v1/sessions/refresh` with the refresh token, then send \
+             the request again; if that fails too, sign in again.",
+        ),
+        InvalidRefreshToken => (
+            "The refresh token is malformed, unknown or expired, or its session has ended \
+             (signed out, revoked, or dropped as the account's oldest).",
+            SIGN_IN,
+        ),
+        RefreshTokenReused => (
+            "A refresh token that had already been exchanged came back, so it may have been \
+             stolen: the session has been ended, and neither its newer refresh token nor its \
+             access tokens work any more.",
+            "Sign in again. Send each refresh token once: one refresh at a time per session, \
+             and keep the answer's new refresh token before using it.",
         ),
         Forbidden => ("The caller may not do this.", NONE),
         InvalidCredentials => (
@@ -123,6 +141,7 @@ pub fn entry(code: Code) -> Entry {
             "Leave out the test-only part (e.g. a stacked deck).",
         ),
         GameNotFound => ("No such game, or not one the caller may see.", NONE),
+        SessionNotFound => ("No such session among the caller's.", NONE),
         NotAPlayer => ("The caller has no seat in this game.", NONE),
         AlreadyJoined => ("The caller already has a seat in this game.", NONE),
         GameFull => (
@@ -170,8 +189,8 @@ pub fn entry(code: Code) -> Entry {
         WebhookNotFound => ("No such webhook, or not the caller's.", NONE),
         InvalidWebhookUrl => ("The webhook URL is not an absolute http(s) URL.", FIX),
         WebhookAddressRefused => (
-            "The webhook URL points at an address the server does not call (private, \
-             loopback, link-local).",
+            "The webhook URL points at an address the server does not call (loopback, \
+             private, link-local or another special-purpose range).",
             "Use a publicly reachable URL.",
         ),
         InvalidWebhookKind => ("An event kind named is not one webhooks send.", FIX),

@@ -11,12 +11,13 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
-    accounts::{self, Password, Username},
+    accounts::{self, sessions::Opened, Password, Username},
     app::AppState,
     auth::CurrentUser,
     error::ServiceError,
     http::{
         extract::{optional_json, Json},
+        sessions::open_session,
         throttle,
     },
     store::{Account, Role},
@@ -35,6 +36,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::delete().to(delete_me).wrap(from_fn(throttle::limit))),
         )
         .service(web::resource("/v1/accounts/me/tokens").route(web::delete().to(revoke_tokens)))
+        .configure(super::sessions::configure)
         .service(limited("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
 }
 
@@ -134,29 +136,54 @@ impl From<&CurrentUser> for AccountView {
     }
 }
 
-/// An account with a fresh bearer token.
-#[derive(Debug, Serialize, ToSchema)]
+/// An account signed in: a short-lived access token and the session's refresh token.
+// Debug by hand, without the tokens.
+#[derive(Serialize, ToSchema)]
 pub struct AuthResponse {
     pub account: AccountView,
-    /// Send as `Authorization: Bearer <token>`.
+    /// The access token: send as `Authorization: Bearer <token>`. It expires at `expires_at`
+    /// (`RACKO_TOKEN_TTL_SECS`, 15 minutes by default); then get the next one from
+    /// `POST /v1/sessions/refresh`.
     pub token: String,
     pub expires_at: DateTime<Utc>,
+    /// Exchange it once at `POST /v1/sessions/refresh` for a new access token and a new
+    /// refresh token; a refresh token sent a second time ends the session. Keep it secret.
+    #[schema(min_length = 68, max_length = 68, pattern = "^rt1_[A-Za-z0-9_-]{64}$")]
+    pub refresh_token: String,
+    /// The session ends unless refreshed by then (`RACKO_SESSION_TTL_SECS`, 90 days by
+    /// default); each refresh moves it forward.
+    pub refresh_expires_at: DateTime<Utc>,
+    /// This device's session, as `GET /v1/accounts/me/sessions` lists it.
+    pub session_id: Uuid,
 }
 
-/// The answer carrying a fresh token, `status` 200 or 201. `no-store`: a token must not sit in
+impl std::fmt::Debug for AuthResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthResponse")
+            .field("account", &self.account)
+            .field("expires_at", &self.expires_at)
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The answer carrying fresh tokens, `status` 200 or 201. `no-store`: a token must not sit in
 /// a cache (RFC 6749 §5.1).
-fn signed_in(
+pub fn signed_in(
     state: &AppState,
-    account: &Account,
+    opened: Opened,
     status: StatusCode,
 ) -> Result<HttpResponse, ServiceError> {
-    let (token, expires_at) = state.tokens.issue(account)?;
+    let (token, expires_at) = state.tokens.issue(&opened.account, opened.session.id)?;
     Ok(HttpResponse::build(status)
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(AuthResponse {
-            account: account.into(),
+            account: (&opened.account).into(),
             token,
             expires_at,
+            refresh_token: opened.refresh_token,
+            refresh_expires_at: opened.session.expires_at,
+            session_id: opened.session.id,
         }))
 }
 
@@ -171,11 +198,13 @@ fn signed_in(
     ))]
 pub async fn register(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ServiceError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::register(&state.store, username, password, Role::Player).await?;
-    signed_in(&state, &account, StatusCode::CREATED)
+    let opened = open_session(&state, &req, account).await?;
+    signed_in(&state, opened, StatusCode::CREATED)
 }
 
 /// Sign in with a username and password.
@@ -188,11 +217,13 @@ pub async fn register(
     ))]
 pub async fn login(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ServiceError> {
     let Credentials { username, password } = body.into_inner();
     let account = accounts::login(&state.store, username, password).await?;
-    signed_in(&state, &account, StatusCode::OK)
+    let opened = open_session(&state, &req, account).await?;
+    signed_in(&state, opened, StatusCode::OK)
 }
 
 /// Create a guest account (no password) and sign it in. The body is optional.
@@ -210,7 +241,8 @@ pub async fn create_guest(
 ) -> Result<HttpResponse, ServiceError> {
     let GuestRequest {} = optional_json(&req, &body)?;
     let account = accounts::create_guest(&state.store).await?;
-    signed_in(&state, &account, StatusCode::CREATED)
+    let opened = open_session(&state, &req, account).await?;
+    signed_in(&state, opened, StatusCode::CREATED)
 }
 
 /// The signed-in account.
@@ -264,8 +296,9 @@ pub async fn delete_me(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Sign out everywhere: every token of this account issued so far, this one included, stops
-/// working. A guest has no password to sign in again with, so this ends a guest account's use.
+/// Sign out everywhere: every session of this account ends, and every token issued so far,
+/// this one included, stops working. A guest has no password to sign in again with, so this
+/// ends a guest account's use.
 #[utoipa::path(delete, path = "/v1/accounts/me/tokens", tag = "accounts",
     security(("bearer" = [])),
     responses(
@@ -280,7 +313,8 @@ pub async fn revoke_tokens(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Turn the signed-in guest into a registered account; answers with a new token.
+/// Turn the signed-in guest into a registered account. The guest's sessions end (whoever held
+/// a guest token would otherwise keep the account); the answer opens a new one.
 #[utoipa::path(post, path = "/v1/accounts/me/upgrade", tag = "accounts",
     security(("bearer" = [])), request_body = Credentials,
     responses(
@@ -293,9 +327,11 @@ pub async fn revoke_tokens(
 pub async fn upgrade(
     state: web::Data<AppState>,
     user: CurrentUser,
+    req: HttpRequest,
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ServiceError> {
     let (username, password) = body.into_inner().parse()?;
     let account = accounts::upgrade_guest(&state.store, &user, username, password).await?;
-    signed_in(&state, &account, StatusCode::OK)
+    let opened = open_session(&state, &req, account).await?;
+    signed_in(&state, opened, StatusCode::OK)
 }

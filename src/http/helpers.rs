@@ -102,6 +102,7 @@ pub fn session(user: &CurrentUser) -> crate::notify::Session {
     crate::notify::Session {
         account: user.id,
         token_generation: user.token_generation,
+        session: user.session,
     }
 }
 

@@ -17,6 +17,8 @@ pub mod observe;
 pub mod openapi;
 pub mod ops;
 pub mod problem;
+pub mod sessions;
+pub mod socket;
 pub mod stream;
 pub mod throttle;
 pub mod webhooks;

@@ -73,6 +73,14 @@ pub async fn metrics(
         }
     }
     state.metrics.db_statements(state.store.statements());
+    let at = state.store.now();
+    let backlog = state.db(move |s| s.backlog(at)).await?;
+    state.metrics.observe_now(&crate::metrics::Now {
+        at,
+        streams_open: state.streams.open(),
+        pool: state.store.pool_usage(),
+        backlog,
+    });
     let text = state.metrics.render().map_err(ServiceError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")

@@ -45,11 +45,14 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidTimeRange
         | ExplainNeedsPostgres
         | ClientError => StatusCode::BAD_REQUEST,
-        Unauthorized | InvalidCredentials => StatusCode::UNAUTHORIZED,
+        Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
+        | RefreshTokenReused => StatusCode::UNAUTHORIZED,
         Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled => {
             StatusCode::FORBIDDEN
         }
-        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
+        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound => {
+            StatusCode::NOT_FOUND
+        }
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -117,12 +120,17 @@ impl ResponseError for ServiceError {
     fn error_response(&self) -> HttpResponse {
         let mut res = HttpResponse::build(self.status_code());
         res.content_type("application/problem+json");
-        if self.code == Code::Unauthorized || self.code == Code::InvalidCredentials {
+        if self.status_code() == StatusCode::UNAUTHORIZED {
             // RFC 6750 §3: tell the client which scheme to use.
             res.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
         if let Some(seconds) = self.retry_after {
             res.insert_header((header::RETRY_AFTER, seconds));
+        }
+        if self.code == Code::TooManyRequests {
+            // A refused stream gives its connection back: a flood of them cannot keep
+            // descriptors open through keep-alive.
+            res.force_close();
         }
         res.json(problem(self))
     }

@@ -46,9 +46,12 @@ pub fn slot(state: &AppState, user: &CurrentUser, req: &HttpRequest) -> Result<S
     state.streams.take(user.id, address)
 }
 
-fn settings(state: &AppState) -> sse::Settings {
+/// The stream's settings; its socket is bounded for a stream (`http::socket`).
+fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
+    let drop_after = state.config.stream_limits.drop_after;
     sse::Settings {
         heartbeat: state.config.stream_heartbeat,
+        peer: super::socket::bound_for_stream(req, drop_after),
         ..sse::Settings::default()
     }
 }
@@ -58,8 +61,9 @@ fn settings(state: &AppState) -> sse::Settings {
 ///
 /// Each event is `id: <seq>` and `data: <an EventEntry as JSON>`; a comment line
 /// (`: heartbeat`) comes every 15 s while nothing happens. Reconnect with `Last-Event-ID` (or
-/// `?after=`) to resume with no gap and no duplicate. A client that does not read is dropped
-/// and resumes the same way. When the token is revoked (signed out everywhere, the account
+/// `?after=`) to resume with no gap and no duplicate. A client that takes no bytes for
+/// RACKO_STREAM_DROP_AFTER_SECS (60 s) is disconnected, with at most a few frames (32 KiB of
+/// socket buffer) queued for it, and resumes the same way. When the token is revoked (signed out everywhere, the account
 /// deleted) the stream sends `event: revoked` with a problem's `code` and ends within a second.
 #[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "notifications",
     params(("id" = Uuid, Path, description = "The game"), StreamQuery, LastEventIdHeader),
@@ -84,7 +88,7 @@ pub async fn game_stream(
     let id = id.into_inner();
     let read = service::stream::game_reader(caller(&user), id);
     let held = (Topic::Game(id), session(&user), slot(&state, &user, &req)?);
-    sse::open(&state.store, held, after, read, settings(&state)).await
+    sse::open(&state.store, held, after, read, settings(&state, &req)).await
 }
 
 /// The caller's account feed as Server-Sent Events: your turn, a game started, someone joined
@@ -111,16 +115,13 @@ pub async fn my_stream(
 ) -> Result<HttpResponse, ServiceError> {
     let after = sse::resume_from(&req, query.after)?;
     let read = service::stream::feed_reader(caller(&user));
+    let slot = slot(&state, &user, &req)?;
     sse::open(
         &state.store,
-        (
-            Topic::Account(user.id),
-            session(&user),
-            slot(&state, &user, &req)?,
-        ),
+        (Topic::Account(user.id), session(&user), slot),
         after,
         read,
-        settings(&state),
+        settings(&state, &req),
     )
     .await
 }

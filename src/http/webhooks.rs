@@ -9,6 +9,7 @@ use crate::{
     app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    notify::address::Guard,
     service::webhooks::{self, DeliveryLog, WebhookList, WebhookRequest, WebhookSecret},
 };
 
@@ -41,7 +42,7 @@ fn with_secret(status: actix_web::http::StatusCode, body: &WebhookSecret) -> Htt
         (status = 201, description = "Registered; the signing secret, shown once", body = WebhookSecret),
         (status = 401, description = "`unauthorized`"),
         (status = 409, description = "`too_many_webhooks`"),
-        (status = 422, description = "`invalid_webhook_url`, `webhook_address_refused` (loopback, private or link-local), `invalid_webhook_kind`, `invalid_body`"),
+        (status = 422, description = "`invalid_webhook_url`, `webhook_address_refused` (a loopback, private, link-local or other special-purpose address), `invalid_webhook_kind`, `invalid_body`"),
     ))]
 pub async fn create_webhook(
     state: web::Data<AppState>,
@@ -49,9 +50,12 @@ pub async fn create_webhook(
     body: Json<WebhookRequest>,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, body) = (caller(&user), body.into_inner());
-    let allow_private = state.config.webhooks_allow_private;
+    let guard = Guard::new(
+        state.config.webhooks_allow_private,
+        state.config.webhook_lookup.clone(),
+    );
     let created = state
-        .db(move |store| webhooks::create(store, &caller, body, allow_private))
+        .db(move |store| webhooks::create(store, &caller, body, &guard))
         .await?;
     Ok(with_secret(actix_web::http::StatusCode::CREATED, &created))
 }

@@ -1,18 +1,41 @@
-//! Which webhook URLs the server may call: http(s) only, and (unless
-//! `RACKO_WEBHOOKS_ALLOW_PRIVATE=1`) none that resolves to a loopback, private, link-local or
-//! otherwise internal address, so that an account cannot make the server probe its own
-//! network. Checked at registration and again before every attempt (DNS may change).
+//! Which webhook addresses the server may call: http(s) URLs only, and (unless
+//! `RACKO_WEBHOOKS_ALLOW_PRIVATE=1`, refused in production) none in a special-purpose range of
+//! the IANA IPv4 and IPv6 registries, so that an account cannot make the server probe its own
+//! network. A name is resolved once per connection, by [`Guard`] as the HTTP client's resolver,
+//! and the client connects only to the addresses it checked: an answer that changes between a
+//! check and the connection (DNS rebinding) cannot slip through. Also checked at registration.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr};
 
+use crate::config::WebhookLookup;
 use crate::error::{Code, ServiceError};
+
+mod ranges;
+pub use ranges::internal;
+
+/// A URL's host: a literal address (the client connects to it without resolving) or a name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Host {
+    Address(IpAddr),
+    Name(String),
+}
+
+/// Why no connection may be made to a host.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// One of its addresses is special-purpose (the address stays in the server log).
+    #[error("{0} is a special-purpose address")]
+    Internal(IpAddr),
+    #[error("the host does not resolve: {0}")]
+    Unresolved(std::io::Error),
+}
 
 fn bad_url(detail: impl Into<String>) -> ServiceError {
     ServiceError::new(Code::InvalidWebhookUrl, detail)
 }
 
-/// Checks `url` and resolves its host (blocking); Ok when the server may call it.
-pub fn check(url: &str, allow_private: bool) -> Result<(), ServiceError> {
+/// The host of a webhook URL, or why the URL is not one.
+pub fn host(url: &str) -> Result<Host, ServiceError> {
     let parsed = reqwest::Url::parse(url).map_err(|e| bad_url(format!("not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(bad_url("the URL must be http or https"));
@@ -22,109 +45,204 @@ pub fn check(url: &str, allow_private: bool) -> Result<(), ServiceError> {
     }
     let host = parsed
         .host_str()
+        .filter(|h| !h.is_empty())
         .ok_or_else(|| bad_url("the URL has no host"))?;
-    let port = parsed
-        .port_or_known_default()
-        .ok_or_else(|| bad_url("the URL has no port"))?;
-    if allow_private {
-        return Ok(());
-    }
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let addresses: Vec<IpAddr> = (host, port)
-        .to_socket_addrs()
-        .map_err(|e| bad_url(format!("the host does not resolve: {e}")))?
-        .map(|a| a.ip())
-        .collect();
-    if addresses.is_empty() {
-        return Err(bad_url("the host does not resolve"));
-    }
-    if let Some(inner) = addresses.iter().find(|ip| internal(**ip)) {
-        return Err(ServiceError::new(
-            Code::WebhookAddressRefused,
-            format!("the host resolves to {inner}, an internal address"),
-        ));
-    }
-    Ok(())
+    // The URL parser has already read every IPv4 spelling (`0x7f.1`, `2130706433`) as one
+    // and written it out dotted, so a name never parses as an address.
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    Ok(match bare.parse::<IpAddr>() {
+        Ok(ip) => Host::Address(ip),
+        Err(_) => Host::Name(host.to_string()),
+    })
 }
 
-/// Loopback, private, link-local, shared, unspecified, broadcast, multicast or documentation.
-pub fn internal(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => internal_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => internal_v4(v4),
-            None => internal_v6(v6),
-        },
+/// The address policy and the one resolver it checks: used at registration and as the HTTP
+/// client's resolver for every delivery.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    allow_private: bool,
+    lookup: WebhookLookup,
+}
+
+impl Guard {
+    pub fn new(allow_private: bool, lookup: WebhookLookup) -> Guard {
+        Guard {
+            allow_private,
+            lookup,
+        }
+    }
+
+    /// Refuses a special-purpose address unless private addresses are allowed.
+    pub fn allowed(&self, ip: IpAddr) -> Result<(), Refusal> {
+        if !self.allow_private && internal(ip) {
+            return Err(Refusal::Internal(ip));
+        }
+        Ok(())
+    }
+
+    /// Resolves `name` once (blocking) and checks every answer.
+    pub fn resolve(&self, name: &str) -> Result<Vec<IpAddr>, Refusal> {
+        let addresses = self.lookup.lookup(name).map_err(Refusal::Unresolved)?;
+        if addresses.is_empty() {
+            return Err(Refusal::Unresolved(std::io::ErrorKind::NotFound.into()));
+        }
+        addresses.iter().try_for_each(|ip| self.allowed(*ip))?;
+        Ok(addresses)
+    }
+
+    /// Registration: Ok when the server may call `url` (blocking: resolves its host). The
+    /// account is told neither the addresses nor the resolver's words.
+    pub fn check(&self, url: &str) -> Result<(), ServiceError> {
+        let refused = |e: Refusal| match e {
+            Refusal::Internal(_) => ServiceError::new(
+                Code::WebhookAddressRefused,
+                "the host has a special-purpose (internal) address",
+            ),
+            Refusal::Unresolved(_) => bad_url("the host does not resolve"),
+        };
+        match host(url)? {
+            Host::Address(ip) => self.allowed(ip).map_err(refused),
+            Host::Name(name) => self.resolve(&name).map(drop).map_err(refused),
+        }
     }
 }
 
-fn internal_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    ip.is_loopback()
-        || ip.is_private()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_multicast()
-        || ip.is_documentation()
-        || a == 0
-        // 100.64.0.0/10, carrier-grade NAT
-        || (a == 100 && (64..128).contains(&b))
-}
-
-fn internal_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    ip.is_loopback()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        // fc00::/7 unique local, fe80::/10 link-local
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
+/// As the HTTP client's resolver: the client connects only to the addresses returned here.
+impl reqwest::dns::Resolve for Guard {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let (guard, name) = (self.clone(), name.as_str().to_string());
+        Box::pin(async move {
+            let found = tokio::task::spawn_blocking(move || guard.resolve(&name)).await?;
+            // Port 0: the client puts in the URL's.
+            let addresses: Vec<SocketAddr> = found?
+                .into_iter()
+                .map(|ip| SocketAddr::new(ip, 0))
+                .collect();
+            Ok(Box::new(addresses.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::sync::Arc;
 
-    #[test]
-    fn internal_addresses_are_refused_and_public_ones_pass() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "0.0.0.0",
-            "100.64.0.1",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(internal(ip.parse().expect("an address")), "{ip}");
+    use super::*;
+    use crate::config::HostLookup;
+
+    /// Answers from a script, one answer per lookup (the last again once it is used up).
+    #[derive(Debug)]
+    struct Scripted(std::sync::Mutex<(Vec<Vec<IpAddr>>, usize)>);
+
+    impl Scripted {
+        fn new(answers: Vec<Vec<IpAddr>>) -> Arc<Scripted> {
+            Arc::new(Scripted(std::sync::Mutex::new((answers, 0))))
         }
-        for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
-            assert!(!internal(ip.parse().expect("an address")), "{ip}");
+
+        fn lookups(&self) -> usize {
+            self.0.lock().expect("script").1
         }
+    }
+
+    impl HostLookup for Scripted {
+        fn lookup(&self, _host: &str) -> std::io::Result<Vec<IpAddr>> {
+            let mut script = self.0.lock().expect("script");
+            let (answers, used) = &mut *script;
+            let answer = answers.get(*used).or(answers.last()).cloned();
+            *used += 1;
+            Ok(answer.unwrap_or_default())
+        }
+    }
+
+    fn guard(allow_private: bool, answers: Vec<Vec<IpAddr>>) -> (Guard, Arc<Scripted>) {
+        let script = Scripted::new(answers);
+        let lookup = WebhookLookup(script.clone());
+        (Guard::new(allow_private, lookup), script)
     }
 
     #[test]
     fn urls_are_checked_before_any_lookup() {
+        let (guard, script) = guard(false, vec![]);
         for url in [
             "ftp://example.com/",
             "not a url",
             "http://user:pw@example.com/",
+            "mailto:hooks@example.com",
         ] {
             assert_eq!(
-                check(url, false).map_err(|e| e.code),
+                guard.check(url).map_err(|e| e.code),
                 Err(Code::InvalidWebhookUrl),
                 "{url}"
             );
         }
+        assert_eq!(script.lookups(), 0);
+    }
+
+    #[test]
+    fn literal_addresses_in_every_spelling_are_refused_without_a_lookup() {
+        let (guard, script) = guard(false, vec![]);
+        for url in [
+            "http://127.0.0.1:9/hook",
+            "http://0x7f.1/",
+            "http://2130706433/",
+            "http://0177.0.0.1/",
+            "http://[::1]/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::ffff:7f00:1]/",
+            "http://[::127.0.0.1]/",
+            "http://[64:ff9b::a00:1]/",
+            "http://[2002:a00:1::]/",
+            "http://[fe80::1%25eth0]/",
+            "http://169.254.169.254/latest",
+            "http://198.18.0.1/",
+            "http://240.0.0.1/",
+        ] {
+            let code = guard.check(url).map_err(|e| e.code);
+            assert!(
+                matches!(
+                    code,
+                    Err(Code::WebhookAddressRefused) | Err(Code::InvalidWebhookUrl)
+                ),
+                "{url}: {code:?}"
+            );
+        }
         assert_eq!(
-            check("http://127.0.0.1:9/hook", false).map_err(|e| e.code),
-            Err(Code::WebhookAddressRefused)
+            host("http://0x7f.1/").ok(),
+            Some(Host::Address("127.0.0.1".parse().expect("ip")))
         );
-        assert!(check("http://127.0.0.1:9/hook", true).is_ok());
+        assert_eq!(script.lookups(), 0);
+        let (open, _) = super::tests::guard(true, vec![]);
+        assert!(open.check("http://127.0.0.1:9/hook").is_ok());
+    }
+
+    #[test]
+    fn a_name_is_refused_when_any_answer_is_special() {
+        let public: IpAddr = "93.184.216.34".parse().expect("ip");
+        let inside: IpAddr = "10.0.0.7".parse().expect("ip");
+        let (guard, _) = guard(false, vec![vec![public, inside]]);
+        let e = guard.check("https://hooks.example/x").expect_err("refused");
+        assert_eq!(e.code, Code::WebhookAddressRefused);
+        assert!(!e.detail.contains("10.0.0.7"), "{}", e.detail);
+        let (guard, _) = super::tests::guard(false, vec![vec![]]);
+        let e = guard
+            .check("https://nowhere.example/")
+            .expect_err("refused");
+        assert_eq!(e.code, Code::InvalidWebhookUrl);
+        let (guard, _) = super::tests::guard(false, vec![vec![public]]);
+        assert!(guard.check("https://hooks.example/x").is_ok());
+    }
+
+    #[test]
+    fn each_resolution_is_checked_on_its_own() {
+        // A rebinding resolver: public for the registration, loopback for the delivery.
+        let public: IpAddr = "93.184.216.34".parse().expect("ip");
+        let loopback: IpAddr = "127.0.0.1".parse().expect("ip");
+        let (guard, script) = guard(false, vec![vec![public], vec![loopback]]);
+        assert!(guard.check("http://rebind.example/").is_ok());
+        assert!(matches!(
+            guard.resolve("rebind.example"),
+            Err(Refusal::Internal(ip)) if ip == loopback
+        ));
+        assert_eq!(script.lookups(), 2);
     }
 }

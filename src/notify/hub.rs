@@ -139,6 +139,14 @@ impl Hub {
         }
     }
 
+    /// A person's name was replaced in stored games and feeds (an account erased): every
+    /// cached record, tail and feed item goes, and every waiter reads afresh.
+    pub fn names_changed(&self) {
+        self.tails.forget_all();
+        self.feeds.forget_all();
+        self.wake_all();
+    }
+
     /// Becomes true when the process stops (`close_streams`).
     pub fn closing(&self) -> watch::Receiver<bool> {
         self.closing.subscribe()

@@ -12,13 +12,15 @@
 //! - [`sse`]: Server-Sent Events over a bounded channel per connection, with heartbeats.
 //! - [`wait`]: long-polling on the same wake-ups.
 //! - [`session`]: both end once the token that opened them is revoked; [`slots`]: both are
-//!   bounded per account, per address and in all.
+//!   bounded per account, per address and in all; [`peer`]: a client that hung up is noticed
+//!   within a second.
 //! - [`deliver`]: the webhook worker of every process, over the transactional outbox, with
 //!   [`signing`] (Standard Webhooks) and [`address`] (no private addresses).
 
 pub mod address;
 pub mod deliver;
 pub mod hub;
+pub mod peer;
 pub mod session;
 pub mod signing;
 pub mod slots;

@@ -152,6 +152,7 @@ mod tests {
             per_account: 2,
             per_address: 3,
             total: 4,
+            drop_after: std::time::Duration::from_secs(60),
         });
         let (ann, bob, cid) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
         let home: IpAddr = [127, 0, 0, 1].into();

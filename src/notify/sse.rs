@@ -17,6 +17,7 @@ use actix_web::{
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
+use super::peer::Peer;
 use super::session::REVOKED_FRAME;
 use super::slots::Slot;
 use super::{Mark, Session, Topic};
@@ -65,7 +66,12 @@ pub struct Settings {
     pub buffer: usize,
     /// How long a frame may wait for room before the client is dropped.
     pub send_timeout: Duration,
+    /// The client's connection, looked at every [`PEER_CHECK`] for a hang-up.
+    pub peer: Option<Peer>,
 }
+
+/// How often a quiet stream looks whether its client hung up.
+const PEER_CHECK: Duration = Duration::from_secs(1);
 
 impl Default for Settings {
     fn default() -> Settings {
@@ -73,6 +79,7 @@ impl Default for Settings {
             heartbeat: Duration::from_secs(15),
             buffer: 32,
             send_timeout: Duration::from_secs(10),
+            peer: None,
         }
     }
 }
@@ -263,6 +270,7 @@ async fn pump(
         } else {
             pending.clear();
         }
+        let mut beat = tokio::time::Instant::now() + settings.heartbeat;
         loop {
             tokio::select! {
                 changed = woken.changed() => {
@@ -277,7 +285,13 @@ async fn pump(
                         return;
                     }
                 }
-                () = tokio::time::sleep(settings.heartbeat) => {
+                () = tokio::time::sleep(PEER_CHECK), if settings.peer.is_some() => {
+                    if settings.peer.is_some_and(|peer| peer.hung_up()) {
+                        return;
+                    }
+                }
+                () = tokio::time::sleep_until(beat) => {
+                    beat = tokio::time::Instant::now() + settings.heartbeat;
                     // Also the bound should an announcement be lost.
                     if !held.still(&store, &tx, false).await {
                         return;

@@ -140,6 +140,11 @@ impl Tails {
         Ok(tail.covers(after).then_some(tail))
     }
 
+    /// Lets every cached tail go: the next read of each game goes to the store.
+    pub fn forget_all(&self) {
+        lock(&self.games).clear();
+    }
+
     /// This process committed `record` with its new `events` (the last ones of its log): the
     /// cached tail of the game, if any stream here has one, moves on to it, keeping the
     /// events before when they join up. Never waits: while a stream is reading the store

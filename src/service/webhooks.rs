@@ -9,7 +9,8 @@ use uuid::Uuid;
 
 use super::Caller;
 use crate::error::{Code, ServiceError};
-use crate::notify::{address, signing};
+use crate::notify::address::Guard;
+use crate::notify::signing;
 use crate::store::{Delivery, NewWebhook, Store, StoreError, Webhook};
 
 /// The feed kinds an endpoint may ask for.
@@ -80,6 +81,8 @@ pub struct DeliveryView {
     pub next_at: Option<DateTime<Utc>>,
     /// The receiver's HTTP status at the last attempt (none: no answer).
     pub last_status: Option<i32>,
+    /// Why the last attempt failed, in a few words only: `timeout`, `connection refused`,
+    /// `refused address`, `host not found`, `connection failed`, `no answer`, `HTTP <status>`.
     pub last_error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -115,7 +118,7 @@ pub fn create(
     store: &Store,
     caller: &Caller,
     request: WebhookRequest,
-    allow_private: bool,
+    guard: &Guard,
 ) -> Result<WebhookSecret, ServiceError> {
     if request.url.len() > MAX_URL {
         return Err(ServiceError::new(
@@ -129,7 +132,7 @@ pub fn create(
             format!("{bad:?} is not a feed kind; one of {}", KINDS.join(", ")),
         ));
     }
-    address::check(&request.url, allow_private)?;
+    guard.check(&request.url)?;
     if store.webhooks(caller.id)?.len() >= MAX_ENDPOINTS {
         return Err(ServiceError::new(
             Code::TooManyWebhooks,

@@ -20,6 +20,7 @@ impl Store {
             guest: new.guest,
             created_at: now(),
             token_generation: 0,
+            deleted_at: None,
         };
         self.write(|conn| {
             diesel::insert_into(accounts::table)
@@ -71,6 +72,7 @@ impl Store {
                 accounts::token_generation.eq(accounts::token_generation + 1),
             ))
             .execute(conn)?;
+            super::sessions::end_all_sessions(conn, id)?;
             super::wake::announce_account_change(conn, id)?;
             if changed == 0 {
                 let exists = accounts::table
@@ -95,6 +97,7 @@ impl Store {
     pub(super) fn revoke_tokens_impl(&self, id: Uuid) -> Result<(), StoreError> {
         let changed = self.write(|conn| {
             super::wake::announce_account_change(conn, id)?;
+            super::sessions::end_all_sessions(conn, id)?;
             diesel::update(accounts::table.find(id.to_string()))
                 .set(accounts::token_generation.eq(accounts::token_generation + 1))
                 .execute(conn)
@@ -108,18 +111,18 @@ impl Store {
         Ok(())
     }
 
-    pub(super) fn erase_account_impl(&self, id: Uuid, username: &str) -> Result<(), StoreError> {
+    pub(super) fn begin_deletion_impl(&self, id: Uuid) -> Result<(), StoreError> {
         let changed = self.write(|conn| {
+            super::wake::announce_account_change(conn, id)?;
             diesel::update(accounts::table.find(id.to_string()))
                 .set((
-                    accounts::username.eq(username),
-                    accounts::username_lower.eq(username.to_lowercase()),
-                    accounts::password_hash.eq(None::<String>),
                     accounts::token_generation.eq(accounts::token_generation + 1),
+                    accounts::password_hash.eq(None::<String>),
+                    accounts::deleted_at.eq(Some(now())),
                 ))
                 .execute(conn)
                 .map_err(StoreError::from)
-                .and_then(|n| super::wake::announce_account_change(conn, id).map(|()| n))
+                .and_then(|n| super::sessions::end_all_sessions(conn, id).map(|()| n))
         })?;
         self.signed_in.forget(id);
         self.hub().sessions_changed(id);
@@ -127,6 +130,24 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         Ok(())
+    }
+
+    pub(super) fn unfinished_deletions_impl(
+        &self,
+        erased_prefix: &str,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let ids: Vec<String> = self.read(|conn| {
+            Ok(accounts::table
+                .filter(accounts::deleted_at.is_not_null())
+                .filter(accounts::username_lower.not_like(format!("{erased_prefix}%")))
+                .select(accounts::id)
+                .limit(limit)
+                .load(conn)?)
+        })?;
+        ids.iter()
+            .map(|id| Uuid::parse_str(id).map_err(|e| super::error::bad_data("account id", e)))
+            .collect()
     }
 
     pub(super) fn setting_or_insert_impl(

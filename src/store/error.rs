@@ -23,6 +23,16 @@ impl StoreError {
                     None => StoreError::Internal(e.to_string()),
                 }
             }
+            // An account removed meanwhile: out of band, or its deletion began (the seat check
+            // of the account-deletion migration).
+            Error::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, info)
+                if names_an_account(info.constraint_name(), info.message()) =>
+            {
+                StoreError::AccountGone
+            }
+            Error::DatabaseError(_, info) if info.message().contains(ACCOUNT_DELETED) => {
+                StoreError::AccountGone
+            }
             Error::DatabaseError(_, info) if is_bad_client_value(info.message()) => {
                 StoreError::BadInput(Code::InvalidValue)
             }
@@ -39,6 +49,21 @@ impl StoreError {
                 }
             }
         }
+    }
+}
+
+/// The text the seat check raises for a deleted account (both migrations).
+const ACCOUNT_DELETED: &str = "racko: the account is deleted";
+
+/// Whether a broken foreign key is one to `accounts`. PostgreSQL names the constraint
+/// (`game_seats_account_id_fkey`, `games_created_by_fkey`, …); SQLite names none, and there
+/// an account is the only row a request's write can find missing.
+fn names_an_account(constraint: Option<&str>, message: &str) -> bool {
+    match constraint {
+        Some(name) => ["account_id", "created_by", "actor"]
+            .iter()
+            .any(|column| name.contains(column)),
+        None => message.contains("FOREIGN KEY constraint failed"),
     }
 }
 

@@ -101,6 +101,43 @@ fn insert_seats(
     Ok(())
 }
 
+/// The seats as `seats` has them, each row written in place: a seat nobody holds any more is
+/// deleted, a changed one updated, a new one inserted. (A seat is never deleted and inserted
+/// again: the insert check refuses deleted accounts, which keep their seats.)
+fn write_seats(
+    conn: &mut AnyConnection,
+    current: &GameRecord,
+    seats: &[SeatRecord],
+) -> Result<(), StoreError> {
+    let id = current.id.to_string();
+    let kept: Vec<i16> = seats.iter().map(|s| i16::from(s.seat)).collect();
+    diesel::delete(
+        game_seats::table
+            .filter(game_seats::game_id.eq(&id))
+            .filter(diesel::dsl::not(game_seats::seat.eq_any(&kept))),
+    )
+    .execute(conn)?;
+    for seat in seats.iter().filter(|s| !current.seats.contains(s)) {
+        let row = SeatRow::new(current.id, seat);
+        if current.seats.iter().any(|s| s.seat == seat.seat) {
+            diesel::update(game_seats::table.find((&id, row.seat)))
+                .set((
+                    game_seats::account_id.eq(&row.account_id),
+                    game_seats::username.eq(&row.username),
+                    game_seats::awaiting.eq(row.awaiting),
+                    game_seats::deadline.eq(row.deadline),
+                    game_seats::reminded.eq(row.reminded),
+                ))
+                .execute(conn)?;
+        } else {
+            diesel::insert_into(game_seats::table)
+                .values(&row)
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}
+
 fn insert_events(
     conn: &mut AnyConnection,
     game: Uuid,
@@ -258,8 +295,7 @@ pub(super) fn apply_change(
     }
     // Most changes leave the seats as they are (only an inbox flag may move): skip the rewrite.
     if change.seats != current.seats {
-        diesel::delete(game_seats::table.filter(game_seats::game_id.eq(&id))).execute(conn)?;
-        insert_seats(conn, current.id, &change.seats)?;
+        write_seats(conn, current, &change.seats)?;
     }
     insert_events(conn, current.id, current.last_seq + 1, &change.events, at)?;
     if let Some(record) = &change.idempotency {

@@ -9,17 +9,21 @@
 
 mod accounts;
 mod audit;
+mod backlog;
 mod conn;
+mod erase;
 mod error;
 mod feed;
 mod games;
 mod list;
 mod migrate;
+mod outbox;
 mod pg_write;
 mod recent;
 mod retention;
 mod rows;
 mod schema;
+mod sessions;
 mod signed_in;
 #[cfg(test)]
 mod tests;
@@ -28,11 +32,14 @@ mod wake;
 mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
+pub use backlog::{Backlog, PoolUsage};
 pub use feed::{NewFeedItem, StoredFeedItem};
+pub use outbox::{Attempt, Claimed};
 pub use recent::RecentGames;
+pub use sessions::{LiveSession, NewSession, Refreshed, SessionRecord, SignedInAccount};
 pub use types::*;
 pub use wake::{Relay, APPLICATION_NAME as RELAY_APPLICATION_NAME, RECHECK};
-pub use webhooks::{Attempt, Claimed, Delivery, NewWebhook, Webhook};
+pub use webhooks::{Delivery, NewWebhook, Webhook};
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -193,22 +200,22 @@ impl Store {
         self.account_where(Some(id), None)
     }
 
-    /// The account as a token check needs it, if this process read it within the last few
-    /// seconds and it has not changed since (see `signed_in`); None: ask
-    /// [`Store::account_for_token`]. Never waits.
-    pub fn recent_account(&self, id: Uuid) -> Option<Account> {
+    /// The account and its live sessions as a token check needs them, if this process read
+    /// them within the last few seconds and they have not changed since (see `signed_in`);
+    /// None: ask [`Store::account_for_token`]. Never waits.
+    pub fn recent_account(&self, id: Uuid) -> Option<SignedInAccount> {
         self.signed_in.get(id)
     }
 
-    /// As [`Store::account`], for a token check: kept for [`Store::recent_account`] on
-    /// PostgreSQL.
-    pub fn account_for_token(&self, id: Uuid) -> Result<Option<Account>, StoreError> {
+    /// The account and its live sessions, for a token check (one statement): kept for
+    /// [`Store::recent_account`] on PostgreSQL.
+    pub fn account_for_token(&self, id: Uuid) -> Result<Option<SignedInAccount>, StoreError> {
         let ticket = self.signed_in.ticket();
-        let account = self.account(id)?;
-        if let (Some(account), Target::Pg(_)) = (&account, &self.target) {
-            self.signed_in.put(ticket, account.clone());
+        let signed_in = self.signed_in_account(id)?;
+        if let (Some(signed_in), Target::Pg(_)) = (&signed_in, &self.target) {
+            self.signed_in.put(ticket, signed_in.clone());
         }
-        Ok(account)
+        Ok(signed_in)
     }
 
     /// Case-insensitive.
@@ -216,20 +223,41 @@ impl Store {
         self.account_where(None, Some(username))
     }
 
-    /// "Sign out everywhere": tokens issued so far stop working. NotFound for no such account.
+    /// "Sign out everywhere": tokens issued so far stop working and every session ends.
+    /// NotFound for no such account.
     pub fn revoke_tokens(&self, id: Uuid) -> Result<(), StoreError> {
         self.revoke_tokens_impl(id)
     }
 
-    /// Leaving for good (issue 11.6): the account's tokens are revoked and its username and
-    /// password hash erased in one statement, so no failure leaves an account that nobody can
-    /// sign in to but that still holds its name. The row stays: seats and logs refer to it.
+    /// The first step of leaving for good, in one commit: every token is revoked, the password
+    /// hash erased and the account marked deleted, so that from here on nothing can sign in
+    /// as it or seat it in a game (the seat check refuses it inside the seating transaction).
+    /// Repeatable; NotFound for an unknown id.
+    pub fn begin_deletion(&self, id: Uuid) -> Result<(), StoreError> {
+        self.begin_deletion_impl(id)
+    }
+
+    /// Accounts whose deletion began but whose name is not erased yet (a deletion cut short),
+    /// at most `limit`. `erased_prefix` starts every erased name.
+    pub fn unfinished_deletions(
+        &self,
+        erased_prefix: &str,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        self.unfinished_deletions_impl(erased_prefix, limit)
+    }
+
+    /// The last step of leaving for good, in one transaction: the username becomes `username`
+    /// (a pseudonym) on the account and everywhere a reader sees the old one (seats, lobby
+    /// facts, feed items, webhook bodies; see `store::erase`), the password hash is erased,
+    /// the tokens revoked and the sessions ended. The row stays: seats and logs refer to it.
     /// `Conflict(UsernameTaken)` when `username` exists; NotFound for an unknown id.
     pub fn erase_account(&self, id: Uuid, username: &str) -> Result<(), StoreError> {
         self.erase_account_impl(id, username)
     }
 
-    /// Turns a guest into a registered account (new username and password hash).
+    /// Turns a guest into a registered account (new username and password hash); the guest's
+    /// tokens are revoked and its sessions ended.
     /// `Conflict(UsernameTaken)` as above; `Conflict(NotAGuest)` when the account is registered
     /// already (also when two upgrades of one guest race); NotFound for an unknown id.
     pub fn upgrade_guest(

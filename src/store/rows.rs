@@ -74,6 +74,8 @@ pub struct AccountRow {
     pub guest: bool,
     pub created_at: NaiveDateTime,
     pub token_generation: i64,
+    /// Set when the account's deletion began (its tokens revoked); see the migration.
+    pub deleted_at: Option<NaiveDateTime>,
 }
 
 impl AccountRow {

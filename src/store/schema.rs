@@ -19,6 +19,7 @@ diesel::table! {
         guest -> Bool,
         created_at -> Timestamp,
         token_generation -> BigInt,
+        deleted_at -> Nullable<Timestamp>,
     }
 }
 
@@ -130,6 +131,20 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sessions (id) {
+        id -> Text,
+        account_id -> Text,
+        refresh_hash -> Text,
+        created_at -> Timestamp,
+        last_used_at -> Timestamp,
+        expires_at -> Timestamp,
+        user_agent -> Nullable<Text>,
+        client_address -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(sessions -> accounts (account_id));
 diesel::joinable!(webhook_outbox -> webhook_endpoints (endpoint_id));
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(game_events -> games (game_id));
@@ -145,4 +160,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     account_feed,
     webhook_endpoints,
     webhook_outbox,
+    sessions,
 );

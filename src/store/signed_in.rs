@@ -1,9 +1,9 @@
-//! Accounts as the token check reads them, kept for a few seconds so that a request's check
+//! Accounts and their live sessions as the token check reads them, kept for a few seconds so that a request's check
 //! costs no round trip of its own (issue 14). PostgreSQL only: on SQLite the read is in the
 //! process.
 //!
 //! Whatever changes what a token check reads (the token generation: signing out everywhere, a
-//! guest registering, leaving for good) forgets the entry at once in its own process and, in
+//! guest registering, leaving for good; a session ended) forgets the entry at once in its own process and, in
 //! every other process, when the change's notification arrives (`x:<id>` on the wake-up
 //! channel, delivered at commit, within milliseconds). An entry lives at most [`TTL`]: the
 //! bound on a stale check should a notification be lost, and the wake-up listener forgets
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use uuid::Uuid;
 
-use super::Account;
+use super::SignedInAccount;
 
 /// How long an entry is trusted without a notification.
 pub const TTL: Duration = Duration::from_secs(5);
@@ -25,13 +25,13 @@ const MAX_ENTRIES: usize = 100_000;
 
 #[derive(Default)]
 pub struct SignedIn {
-    entries: Mutex<HashMap<Uuid, (Instant, Account)>>,
+    entries: Mutex<HashMap<Uuid, (Instant, SignedInAccount)>>,
     /// Counts forgets, so that an account read before a change cannot be kept after it.
     forgets: AtomicU64,
 }
 
 impl SignedIn {
-    pub fn get(&self, id: Uuid) -> Option<Account> {
+    pub fn get(&self, id: Uuid) -> Option<SignedInAccount> {
         let entries = self.entries.lock();
         let (at, account) = entries.get(&id)?;
         (at.elapsed() < TTL).then(|| account.clone())
@@ -44,7 +44,7 @@ impl SignedIn {
 
     /// Keeps `account` as read from the database, unless an account was forgotten since the
     /// read began (`ticket`): that read may predate the change.
-    pub fn put(&self, ticket: u64, account: Account) {
+    pub fn put(&self, ticket: u64, account: SignedInAccount) {
         let mut entries = self.entries.lock();
         if self.forgets.load(Ordering::SeqCst) != ticket {
             return;
@@ -52,7 +52,7 @@ impl SignedIn {
         if entries.len() >= MAX_ENTRIES {
             entries.clear();
         }
-        entries.insert(account.id, (Instant::now(), account));
+        entries.insert(account.account.id, (Instant::now(), account));
     }
 
     pub fn forget(&self, id: Uuid) {
@@ -78,13 +78,23 @@ pub fn parse(payload: &str) -> Option<Uuid> {
     Uuid::parse_str(payload.strip_prefix("x:")?).ok()
 }
 
+/// The notification payload of an erased account: forget it, and whatever names it.
+pub fn names_payload(id: Uuid) -> String {
+    format!("n:{id}")
+}
+
+/// The account a payload of [`names_payload`] names; None for any other payload.
+pub fn parse_names(payload: &str) -> Option<Uuid> {
+    Uuid::parse_str(payload.strip_prefix("n:")?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::Role;
 
-    fn account(generation: i64) -> Account {
-        Account {
+    fn account(generation: i64) -> SignedInAccount {
+        let account = crate::store::Account {
             id: Uuid::from_u128(7),
             username: "ann".into(),
             password_hash: None,
@@ -92,6 +102,10 @@ mod tests {
             guest: true,
             created_at: chrono::Utc::now(),
             token_generation: generation,
+        };
+        SignedInAccount {
+            account,
+            sessions: Vec::new(),
         }
     }
 
@@ -106,7 +120,9 @@ mod tests {
         // A read that began after it is kept, until forgotten.
         cache.put(cache.ticket(), account(2));
         assert_eq!(
-            cache.get(Uuid::from_u128(7)).map(|a| a.token_generation),
+            cache
+                .get(Uuid::from_u128(7))
+                .map(|a| a.account.token_generation),
             Some(2)
         );
         cache.forget(Uuid::from_u128(7));

@@ -17,6 +17,9 @@ pub enum Backend {
 pub enum StoreError {
     #[error("not found")]
     NotFound,
+    /// The account acting is being deleted or no longer exists: nothing may seat it.
+    #[error("the account is gone")]
+    AccountGone,
     /// A uniqueness rule was broken; the code names it (e.g. `Code::UsernameTaken`).
     #[error("conflict: {0}")]
     Conflict(Code),

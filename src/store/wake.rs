@@ -94,6 +94,21 @@ pub(super) fn announce_account_change(
     Ok(())
 }
 
+/// As [`announce_account_change`], and every process also lets go of what it keeps of games
+/// and feeds: the account's name was replaced in them (`store::erase`).
+pub(super) fn announce_names_changed(
+    conn: &mut AnyConnection,
+    id: uuid::Uuid,
+) -> Result<(), StoreError> {
+    if let AnyConnection::Pg(pg) = conn {
+        diesel::sql_query("SELECT pg_notify($1, $2)")
+            .bind::<Text, _>(CHANNEL)
+            .bind::<Text, _>(super::signed_in::names_payload(id))
+            .execute(pg)?;
+    }
+    Ok(())
+}
+
 /// Relays wake-ups between this process's hub and the others; see [`Relay::run`].
 pub struct Relay {
     pub(super) url: String,
@@ -154,6 +169,12 @@ impl Relay {
                         signed_in.forget(account);
                     }
                     hub.sessions_changed(account);
+                } else if let Some(account) = super::signed_in::parse_names(&payload) {
+                    if let Some(signed_in) = self.signed_in.upgrade() {
+                        signed_in.forget(account);
+                    }
+                    hub.sessions_changed(account);
+                    hub.names_changed();
                 }
             }
             // Also notices a connection that died without a word.

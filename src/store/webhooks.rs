@@ -1,21 +1,17 @@
-//! Webhook endpoints and the transactional outbox (issue 10). Outbox rows are written by
-//! `feed::append` in the transaction of the change that causes them; any server process
-//! claims due rows (`FOR UPDATE SKIP LOCKED` on PostgreSQL; under the write lock on SQLite)
-//! with a lease, so a process that dies mid-delivery leaves them to another after the lease.
+//! Webhook endpoints, the delivery log, and the outbox rows: written by
+//! `feed::append` in the transaction of the change that causes them, delivered through
+//! [`super::outbox`].
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text, Timestamp};
 use serde_json::json;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
-use super::feed::{append_about, NewFeedItem, StoredFeedItem};
+use super::feed::StoredFeedItem;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{webhook_endpoints as we, webhook_outbox as wo};
 use super::{Store, StoreError};
-use crate::notify::Wake;
-
 /// A new endpoint of `account_id`.
 #[derive(Clone, Debug)]
 pub struct NewWebhook {
@@ -55,33 +51,6 @@ pub struct Delivery {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
-/// A delivery claimed by this process, with what it needs to send it.
-#[derive(Clone, Debug)]
-pub struct Claimed {
-    pub id: String,
-    pub endpoint_id: Uuid,
-    pub account_id: Uuid,
-    pub url: String,
-    pub secret: String,
-    pub body: String,
-    pub attempts: i32,
-    pub created_at: DateTime<Utc>,
-}
-
-/// How an attempt went.
-#[derive(Clone, Debug)]
-pub enum Attempt {
-    Delivered {
-        status: u16,
-    },
-    /// `retry_at` None: the retries are over; the delivery fails and its endpoint is disabled.
-    Failed {
-        status: Option<u16>,
-        error: String,
-        retry_at: Option<DateTime<Utc>>,
-    },
-}
-
 #[derive(Queryable)]
 struct EndpointRow {
     id: String,
@@ -119,12 +88,6 @@ struct OutboxRow {
     last_error: Option<String>,
     created_at: NaiveDateTime,
     finished_at: Option<NaiveDateTime>,
-}
-
-#[derive(QueryableByName)]
-struct ClaimedId {
-    #[diesel(sql_type = Text)]
-    id: String,
 }
 
 /// The account's enabled endpoints: (id, kinds), for [`enqueue`].
@@ -183,154 +146,6 @@ pub(super) fn enqueue(
             .execute(conn)?;
     }
     Ok(())
-}
-
-/// Claims up to `limit` due deliveries until `until`; one transaction.
-fn claim(
-    conn: &mut AnyConnection,
-    now: NaiveDateTime,
-    until: NaiveDateTime,
-    limit: i64,
-) -> Result<Vec<Claimed>, StoreError> {
-    let ids: Vec<ClaimedId> = match conn {
-        // SKIP LOCKED: processes claiming at once take different rows instead of queueing.
-        AnyConnection::Pg(pg) => diesel::sql_query(
-            "UPDATE webhook_outbox SET claimed_until = $1 WHERE id IN ( \
-               SELECT id FROM webhook_outbox WHERE status = 'pending' AND next_at <= $2 \
-               AND (claimed_until IS NULL OR claimed_until < $2) \
-               ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id",
-        )
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(now)
-        .bind::<BigInt, _>(limit)
-        .load(pg)?,
-        // One writer at a time (the write lock): a plain UPDATE … RETURNING is enough.
-        AnyConnection::Sqlite(lite) => diesel::sql_query(
-            "UPDATE webhook_outbox SET claimed_until = ?1 WHERE id IN ( \
-               SELECT id FROM webhook_outbox WHERE status = 'pending' AND next_at <= ?2 \
-               AND (claimed_until IS NULL OR claimed_until < ?2) \
-               ORDER BY next_at LIMIT ?3) RETURNING id",
-        )
-        .bind::<Timestamp, _>(until)
-        .bind::<Timestamp, _>(now)
-        .bind::<BigInt, _>(limit)
-        .load(lite)?,
-    };
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let ids: Vec<String> = ids.into_iter().map(|c| c.id).collect();
-    wo::table
-        .inner_join(we::table)
-        .filter(wo::id.eq_any(&ids))
-        .select((
-            wo::id,
-            wo::endpoint_id,
-            we::account_id,
-            we::url,
-            we::secret,
-            wo::body,
-            wo::attempts,
-            wo::created_at,
-        ))
-        .load::<(
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            i32,
-            NaiveDateTime,
-        )>(conn)?
-        .into_iter()
-        .map(
-            |(id, endpoint, account, url, secret, body, attempts, created)| {
-                Ok(Claimed {
-                    id,
-                    endpoint_id: uuid("outbox endpoint", &endpoint)?,
-                    account_id: uuid("webhook account", &account)?,
-                    url,
-                    secret,
-                    body,
-                    attempts,
-                    created_at: utc(created),
-                })
-            },
-        )
-        .collect()
-}
-
-/// Records an attempt; when the retries are over, fails the delivery, disables the endpoint
-/// (failing its other pending deliveries) and tells the account on its feed.
-fn finish(
-    conn: &mut AnyConnection,
-    claimed: &Claimed,
-    attempt: &Attempt,
-    now: DateTime<Utc>,
-) -> Result<Vec<Wake>, StoreError> {
-    let at = now.naive_utc();
-    let row = wo::table.find(&claimed.id);
-    let (status, code, error, next) = match attempt {
-        Attempt::Delivered { status } => ("delivered", Some(*status), None, None),
-        Attempt::Failed {
-            status,
-            error,
-            retry_at: Some(retry),
-        } => (
-            "pending",
-            *status,
-            Some(error.clone()),
-            Some(retry.naive_utc()),
-        ),
-        Attempt::Failed {
-            status,
-            error,
-            retry_at: None,
-        } => ("failed", *status, Some(error.clone()), None),
-    };
-    diesel::update(row)
-        .set((
-            wo::status.eq(status),
-            wo::attempts.eq(wo::attempts + 1),
-            wo::last_status.eq(code.map(i32::from)),
-            wo::last_error.eq(error),
-            wo::claimed_until.eq(None::<NaiveDateTime>),
-            wo::next_at.eq(next.unwrap_or(at)),
-            wo::finished_at.eq(next.is_none().then_some(at)),
-        ))
-        .execute(conn)?;
-    if status != "failed" {
-        return Ok(Vec::new());
-    }
-    let endpoint = claimed.endpoint_id.to_string();
-    let disabled = diesel::update(we::table.find(&endpoint).filter(we::enabled.eq(true)))
-        .set(we::enabled.eq(false))
-        .execute(conn)?;
-    if disabled == 0 {
-        return Ok(Vec::new());
-    }
-    diesel::update(
-        wo::table
-            .filter(wo::endpoint_id.eq(&endpoint))
-            .filter(wo::status.eq("pending")),
-    )
-    .set((
-        wo::status.eq("failed"),
-        wo::last_error.eq("the endpoint was disabled"),
-        wo::finished_at.eq(Some(at)),
-    ))
-    .execute(conn)?;
-    let url = we::table
-        .find(&endpoint)
-        .select(we::url)
-        .first::<String>(conn)?;
-    let item = NewFeedItem {
-        account_id: claimed.account_id,
-        kind: "webhook_disabled".to_string(),
-        payload: json!({ "webhook_id": claimed.endpoint_id, "url": url }),
-    };
-    append_about(conn, None, now, &[item])
 }
 
 impl Store {
@@ -467,23 +282,5 @@ impl Store {
                 })
             })
             .collect()
-    }
-
-    /// Claims up to `limit` deliveries due at `now`, holding them until `until` (the lease).
-    pub fn claim_deliveries(
-        &self,
-        now: DateTime<Utc>,
-        until: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<Claimed>, StoreError> {
-        self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit))
-    }
-
-    /// Records how an attempt at `claimed` went (see [`Attempt`]).
-    pub fn finish_delivery(&self, claimed: &Claimed, attempt: &Attempt) -> Result<(), StoreError> {
-        let now = super::now();
-        let wakes = self.write(|conn| finish(conn, claimed, attempt, now))?;
-        self.woke(&wakes);
-        Ok(())
     }
 }

@@ -79,9 +79,14 @@ async fn register_signs_in(app: TestApp) {
         .parse()
         .expect("date");
     assert!(
-        expires > Utc::now() + Duration::days(29),
-        "play-by-mail tokens last 30 days"
+        expires > Utc::now() + Duration::minutes(14)
+            && expires < Utc::now() + Duration::minutes(16),
+        "access tokens last 15 minutes; the refresh token renews them"
     );
+    assert!(body["refresh_token"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("rt1_")));
+    assert!(body["session_id"].as_str().is_some());
 
     let token = body["token"].as_str().expect("token");
     let me = json_body(
@@ -278,15 +283,15 @@ async fn bad_tokens_are_refused(app: TestApp) {
         .expect("sent");
     assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
 
-    // Expired, signed with another key, forged payload, `alg: none`, another algorithm.
-    me_status(
-        &app,
-        &sign(
-            &claims(&id, Utc::now() - Duration::hours(1)),
-            TEST_JWT_SECRET,
-        ),
-    )
-    .await;
+    // Expired: its own code, so that the client knows to refresh rather than sign in.
+    let expired = sign(
+        &claims(&id, Utc::now() - Duration::hours(1)),
+        TEST_JWT_SECRET,
+    );
+    let res = app.get("/v1/accounts/me", Some(&expired)).await;
+    assert_eq!(res.headers()["www-authenticate"], "Bearer");
+    assert_problem(res, StatusCode::UNAUTHORIZED, "token_expired").await;
+    // Signed with another key, forged payload, `alg: none`, another algorithm.
     me_status(
         &app,
         &sign(
@@ -326,7 +331,8 @@ async fn bad_tokens_are_refused(app: TestApp) {
     no_exp.as_object_mut().expect("object").remove("exp");
     me_status(&app, &sign(&no_exp, TEST_JWT_SECRET)).await;
 
-    // The same claims, rightly signed, pass: the refusals above were about the token.
+    // The same claims, rightly signed, pass: the refusals above were about the token. A token
+    // without a session (as issued before sessions) is good until it expires.
     let ok = sign(&claims(&id, in_an_hour), TEST_JWT_SECRET);
     json_body(app.get("/v1/accounts/me", Some(&ok)).await, StatusCode::OK).await;
 }

@@ -229,12 +229,51 @@ async fn leaving_for_good_resigns_cancels_leaves_and_frees_the_name(app: TestApp
         .await;
     assert_problem(res, StatusCode::UNAUTHORIZED, "invalid_credentials").await;
 
-    // The active game: she resigned, bob won (R10.3); the seat keeps the name it played under.
+    // The active game: she resigned, bob won (R10.3); her seat shows her pseudonym now.
     let game = view(&app, bob, &active).await;
     assert_eq!(game["status"], "finished");
     assert_eq!(game["table"]["winners"], json!([1]));
-    assert_eq!(game["players"][0]["username"], "ann");
+    let pseudonym = game["players"][0]["username"]
+        .as_str()
+        .expect("a name")
+        .to_string();
+    assert!(pseudonym.starts_with("deleted-player-"), "{pseudonym}");
     verified_export(&app, bob, &active).await;
+    // Her name is gone from everything the others read: views, logs, exports, lists, feeds.
+    for path in [
+        format!("/v1/games/{finished}"),
+        format!("/v1/games/{finished}/events"),
+        format!("/v1/games/{finished}/export"),
+        format!("/v1/games/{active}/events"),
+        format!("/v1/games/{joined}"),
+        format!("/v1/games/{joined}/events"),
+        "/v1/me/games".to_string(),
+        "/v1/me/feed".to_string(),
+    ] {
+        for who in [bob, cid] {
+            let text = app
+                .get(&path, who.token())
+                .await
+                .text()
+                .await
+                .expect("a body");
+            assert!(
+                !text.contains("\"ann\""),
+                "{path} as {} names her: {text}",
+                who.name
+            );
+        }
+    }
+    let export = app
+        .get(&format!("/v1/games/{finished}/export"), bob.token())
+        .await
+        .text()
+        .await
+        .expect("a body");
+    assert!(
+        export.contains(&pseudonym),
+        "the export names her seat by the pseudonym"
+    );
     // Her own open game is cancelled; the one she joined is open without her.
     assert_eq!(view(&app, bob, &hers).await["status"], "cancelled");
     let game = view(&app, cid, &joined).await;

@@ -11,6 +11,7 @@ both_stores!(
     healthz_and_readyz_answer_ok,
     metrics_count_requests_by_route_pattern,
     metrics_count_applied_actions_and_version_conflicts,
+    metrics_show_streams_pool_webhook_backlog_and_sweeper_lag,
 );
 
 const APPLIED: &str = "racko_actions_applied_total";
@@ -137,4 +138,45 @@ async fn metrics_count_applied_actions_and_version_conflicts(app: TestApp) {
     let place = json!({ "version": version, "action": { "type": "place_drawn", "slot": 5 } });
     json_body(post_action(&app, bob, &id, &place).await, StatusCode::OK).await;
     assert_eq!(rose(&start).await, (2.0, 1.0), "since the start");
+}
+
+async fn metrics_show_streams_pool_webhook_backlog_and_sweeper_lag(app: TestApp) {
+    // A receiver that refuses connections: the delivery stays pending, retried later.
+    let app =
+        crate::common::app::spawn_app_with(app.backend, |c| c.webhooks_allow_private = true).await;
+    let table = players(&app, &["ann", "bob"]).await;
+    let hook = json!({ "url": "http://127.0.0.1:9/hook" });
+    let res = app
+        .post_json("/v1/me/webhooks", table[0].token(), &hook)
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let stream = crate::sse::Stream::open(&app, "/v1/me/stream", table[0].token(), None).await;
+    // Bob joining tells ann, also through her webhook.
+    let game =
+        crate::tables::create(&app, &table[0], &json!({ "options": { "players": 2 } })).await;
+    let id = game["id"].as_str().expect("id").to_string();
+    crate::tables::join(&app, &table[1], &id).await;
+
+    let scrape = app.scrape().await;
+    assert!(
+        scrape.get("racko_streams_open") >= Some(1.0),
+        "{}",
+        scrape.0
+    );
+    let max = scrape.get(r#"racko_db_pool_connections{state="max"}"#);
+    assert!(max >= Some(1.0), "{}", scrape.0);
+    assert!(scrape.get(r#"racko_db_pool_connections{state="busy"}"#) <= max);
+    assert!(
+        scrape.get(r#"racko_webhook_deliveries{status="pending"}"#) >= Some(1.0),
+        "{}",
+        scrape.0
+    );
+    assert_eq!(
+        scrape.get(r#"racko_webhook_deliveries{status="failed"}"#),
+        Some(0.0)
+    );
+    assert!(scrape.get("racko_webhook_oldest_pending_seconds") >= Some(0.0));
+    assert!(scrape.get("racko_sweeper_overdue_games") >= Some(0.0));
+    assert!(scrape.get("racko_sweeper_lag_seconds") >= Some(0.0));
+    drop(stream);
 }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::{engine::general_purpose::STANDARD, Engine};
 use serde_json::Value;
@@ -28,6 +28,8 @@ pub struct Received {
     pub body: Value,
     pub signed: bool,
     pub answered: u16,
+    /// When it arrived (its body read).
+    pub at: Instant,
 }
 
 #[derive(Default)]
@@ -81,16 +83,13 @@ impl Receiver {
         patience: Duration,
         done: impl Fn(&[Received]) -> bool,
     ) -> Vec<Received> {
-        let deadline = std::time::Instant::now() + patience;
+        let deadline = Instant::now() + patience;
         loop {
             let got = self.received();
             if done(&got) {
                 return got;
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "not received in time: {got:#?}"
-            );
+            assert!(Instant::now() < deadline, "not received in time: {got:#?}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -172,6 +171,7 @@ fn record(state: &Mutex<State>, id: &str, body: &str, signed: bool, answered: u1
         body: serde_json::from_str(body).expect("a JSON body"),
         signed,
         answered,
+        at: Instant::now(),
     });
 }
 

@@ -22,6 +22,7 @@ async fn app_with_limits(backend: TestBackend) -> Option<TestApp> {
             per_account: 3,
             per_address: 5,
             total: 100,
+            drop_after: Duration::from_secs(60),
         };
         config.stream_heartbeat = Duration::from_millis(200);
     })

@@ -75,6 +75,7 @@ pub async fn spawn_app_on(db: TestDb, customize: impl FnOnce(&mut Config)) -> Te
             per_account: 1000,
             per_address: 10_000,
             total: 10_000,
+            drop_after: Duration::from_secs(60),
         },
         ..Config::defaults()
     };

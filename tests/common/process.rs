@@ -15,6 +15,24 @@ impl ServeProcess {
     /// Starts `racko serve` on `database_url` with a random port, the test token secret, no
     /// sign-up limit, and `env` on top; waits until `/readyz` answers 200.
     pub fn start(database_url: &str, env: &[(&str, &str)]) -> ServeProcess {
+        ServeProcess::start_with(database_url, env, None)
+    }
+
+    /// As [`ServeProcess::start`], with soft and hard open-files limits of `open_files`, as
+    /// on a host with a small default.
+    pub fn start_with_open_files(
+        database_url: &str,
+        env: &[(&str, &str)],
+        open_files: u64,
+    ) -> ServeProcess {
+        ServeProcess::start_with(database_url, env, Some(open_files))
+    }
+
+    fn start_with(
+        database_url: &str,
+        env: &[(&str, &str)],
+        open_files: Option<u64>,
+    ) -> ServeProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_racko"));
         command
             .arg("serve")
@@ -31,6 +49,23 @@ impl ServeProcess {
             .stderr(Stdio::piped());
         for (name, value) in env {
             command.env(name, value);
+        }
+        if let Some(limit) = open_files {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            // SAFETY: between fork and exec only setrlimit runs, which is async-signal-safe.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
         }
         let mut child = command.spawn().expect("the racko binary starts");
         let stderr = child.stderr.take().expect("piped stderr");

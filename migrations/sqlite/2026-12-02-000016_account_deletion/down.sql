@@ -1,0 +1,3 @@
+DROP TRIGGER game_seats_refuse_deleted_update;
+DROP TRIGGER game_seats_refuse_deleted_insert;
+ALTER TABLE accounts DROP COLUMN deleted_at;
