@@ -66,7 +66,10 @@ async fn play(api: &Api, players: u8, target: u32) -> Result<(String, usize)> {
             Method::POST,
             "/v1/games",
             Some(&tokens[0]),
-            Some(json!({"options": {"players": players, "target": target}})),
+            Some(json!({
+                "options": {"players": players, "target": target},
+                "visibility": "public",
+            })),
         )
         .await?;
     let id = created["id"].as_str().ok_or("no game id")?.to_string();

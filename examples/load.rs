@@ -200,7 +200,7 @@ impl Game {
                 Method::POST,
                 "/v1/games",
                 Some(&tokens[0]),
-                Some(json!({"options": {"players": 2, "target": target}})),
+                Some(json!({"options": {"players": 2, "target": target}, "visibility": "public"})),
             )
             .await?;
         let id = game["id"].as_str().ok_or("no game id")?.to_string();

@@ -105,7 +105,12 @@ impl Client {
     /// A started two-player game: (id, tokens).
     async fn game(&self) -> Result<(String, [String; 2])> {
         let tokens = [self.guest().await?, self.guest().await?];
-        let body = json!({"options": {"players": 2, "target": 100000}});
+        // Joined by id, and watched by accounts without a seat.
+        let body = json!({
+            "options": {"players": 2, "target": 100000},
+            "visibility": "public",
+            "spectators": "anyone",
+        });
         let game = self
             .call(Method::POST, "/v1/games", Some(&tokens[0]), Some(body))
             .await?;

@@ -111,7 +111,7 @@ impl Client {
                 Method::POST,
                 "/v1/games",
                 &tokens[0],
-                json!({ "options": options }),
+                json!({ "options": options, "visibility": "public" }),
             )
             .await?;
         if status != 201 {

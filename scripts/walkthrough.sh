@@ -42,11 +42,13 @@ BEN="$(api POST /v1/guests "" | jq -r .token)"
 echo "tokens: ${ANN:0:12}... ${BEN:0:12}..."
 
 step "Ann creates a two-player game (Bonus variant) and takes seat 0"
-GAME="$(api POST /v1/games "$ANN" '{"options":{"players":2,"bonus":true}}' | jq -r .id)"
-echo "game $GAME"
+CREATED="$(api POST /v1/games "$ANN" '{"options":{"players":2,"bonus":true}}')"
+GAME="$(jq -r .id <<<"$CREATED")"
+CODE="$(jq -r .invite_code <<<"$CREATED")"
+echo "game $GAME, invite code $CODE (a new game is unlisted: Ann passes the code to Ben)"
 
-step "Ben joins; the game is full, so round 1 is dealt at once"
-api POST "/v1/games/$GAME/join" "$BEN" | jq -c '{status, version}'
+step "Ben joins with the code; the game is full, so round 1 is dealt at once"
+api POST /v1/games/join "$BEN" "{\"invite_code\":\"$CODE\"}" | jq -c '{status, version}'
 
 step "Ben's view: his rack, the discard pile, the stock, what he may do"
 api GET "/v1/games/$GAME" "$BEN" | jq -c '{version, phase: .table.phase,

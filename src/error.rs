@@ -108,6 +108,10 @@ codes! {
     GameNotStarted = "game_not_started",
     GameCancelled = "game_cancelled",
     GameNotFinished = "game_not_finished",
+    /// Only the game's creator may do this (invite accounts).
+    NotTheCreator = "not_the_creator",
+    /// The game invites as many accounts as allowed.
+    TooManyInvitations = "too_many_invitations",
     /// Another request linked a rematch to this game first (store-internal: the asker then
     /// joins that rematch).
     RematchExists = "rematch_exists",

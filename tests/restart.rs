@@ -121,7 +121,7 @@ async fn embedded_store_keeps_games_and_tokens_across_a_restart() {
     let created = client
         .post(format!("{}/v1/games", first.address))
         .bearer_auth(&tokens[0])
-        .json(&json!({ "options": { "players": 2 } }))
+        .json(&json!({ "options": { "players": 2 }, "visibility": "public" }))
         .send()
         .await
         .expect("create");

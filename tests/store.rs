@@ -88,6 +88,7 @@ fn new_game(creator: &Account, seats: Vec<SeatRecord>) -> NewGame {
         created_at: racko::store::now(),
         due_at: None,
         rematch_of: None,
+        access: Default::default(),
     }
 }
 

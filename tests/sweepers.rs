@@ -39,7 +39,7 @@ async fn games(client: &reqwest::Client, url: &str, count: usize) -> Vec<Uuid> {
         let created: Value = client
             .post(format!("{url}/v1/games"))
             .bearer_auth(&ann)
-            .json(&json!({ "options": { "players": 2, "turn_time": 60 } }))
+            .json(&json!({ "options": { "players": 2, "turn_time": 60 }, "visibility": "public" }))
             .send()
             .await
             .expect("create")

@@ -30,7 +30,7 @@ def main() -> int:
 
     from racko_client import AuthenticatedClient, Client
     from racko_client.api.accounts import create_guest, list_sessions, me, refresh, register
-    from racko_client.api.lobby import create_game, join_game, my_games
+    from racko_client.api.lobby import create_game, join_by_code, my_games
     from racko_client.api.play import get_game, list_events, post_action
     from racko_client.models import (
         ActionRequest,
@@ -46,6 +46,7 @@ def main() -> int:
         GameCreatedEvent,
         GamePage,
         GameView,
+        JoinByCode,
         JokerCard,
         MyGames,
         NumberCard,
@@ -112,7 +113,10 @@ def main() -> int:
         GameView,
     )
     game_id = created.id
-    joined = ok(join_game.sync(game_id, client=players[1]), GameView)
+    # A new game is unlisted: Ben joins with the invite code Ann passes on.
+    code = created.invite_code
+    assert isinstance(code, str), code
+    joined = ok(join_by_code.sync(client=players[1], body=JoinByCode(invite_code=code)), GameView)
     assert joined.status == PublicStatus.ACTIVE, joined.status
     print(f"game {game_id}: {ann.account.username} v {ben.account.username}")
 

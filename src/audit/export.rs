@@ -78,6 +78,8 @@ pub struct GameResult {
 pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExport, ServiceError> {
     let log = GameLog::load(store, id)?;
     let record = &log.record;
+    // A game the caller may not see answers as one that does not exist.
+    crate::service::access::check_visible(record, caller.id)?;
     let projection = Projection::new(record, caller.id);
     let events = log
         .entries

@@ -155,6 +155,14 @@ pub fn entry(code: Code) -> Entry {
         ),
         GameCancelled => ("The game was cancelled.", NONE),
         GameNotFinished => ("This needs a finished game (e.g. a rematch).", NONE),
+        NotTheCreator => (
+            "Only the game's creator may do this.",
+            "Ask the creator (for an invitation: to invite the account).",
+        ),
+        TooManyInvitations => (
+            "The game invites as many accounts as allowed (6).",
+            "Invite no more; pass the invite code of an unlisted game on instead.",
+        ),
         RematchExists => (
             "A rematch of this game exists already.",
             "Join that rematch instead.",

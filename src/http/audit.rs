@@ -1,5 +1,5 @@
-//! Audit endpoints: replay as of an event, export, verify (anyone signed in, as R8 allows),
-//! and the admin's queries across games (role admin, else 403 `admin_only`).
+//! Audit endpoints: replay as of an event, export, verify (whoever may see the game, as R8
+//! allows), and the admin's queries across games (role admin, else 403 `admin_only`).
 
 use actix_web::{http::header, web, HttpResponse};
 use chrono::{DateTime, Utc};

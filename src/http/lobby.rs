@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::extract::Json;
 use super::helpers::{
-    caller, conditional, idempotency_key, reply, GameCursor, IdempotencyKeyHeader,
+    caller, conditional, idempotency_key, reply, with_etag, GameCursor, IdempotencyKeyHeader,
     IfNoneMatchHeader,
 };
 use crate::{
@@ -17,6 +17,7 @@ use crate::{
     error::ServiceError,
     service::{
         self,
+        invitations::Invitations,
         lists::{GamePage, MyGames, MySort},
         lobby::{CreateGame, JoinByCode},
         GameView,
@@ -33,6 +34,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/v1/games/{id}/join").route(web::post().to(join_game)))
     .service(web::resource("/v1/games/{id}/leave").route(web::post().to(leave_game)))
     .service(web::resource("/v1/games/{id}/rematch").route(web::post().to(rematch_game)))
+    .service(web::resource("/v1/games/{id}/invitations").route(web::post().to(invite_players)))
     .service(web::resource("/v1/me/games").route(web::get().to(my_games)));
 }
 
@@ -50,6 +52,7 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
         (status = 400, description = "`invalid_json`, `invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
         (status = 403, description = "`test_mode_disabled`"),
+        (status = 404, description = "`player_not_found`: an invited username no account has"),
         (status = 422, description = "`invalid_options`, `invalid_stacked_deck`, `invalid_body`, `idempotency_key_reused`"),
     ))]
 pub async fn create_game(
@@ -156,6 +159,34 @@ pub async fn leave_game(
     Ok(reply(left, StatusCode::OK, |g: &GameView| g.version))
 }
 
+/// Invite more accounts to an open game (its creator only). Invited accounts see the game
+/// and may join it by id or invite code, whatever its visibility; a private game takes no
+/// one else. Inviting is idempotent: accounts already invited or seated are left as they are.
+#[utoipa::path(post, path = "/v1/games/{id}/invitations", tag = "lobby", request_body = Invitations,
+    params(("id" = Uuid, Path, description = "The game")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The game with its invitations", body = GameView),
+        (status = 400, description = "`invalid_json`"),
+        (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`not_the_creator`, `not_a_player`"),
+        (status = 404, description = "`game_not_found`, `player_not_found`"),
+        (status = 409, description = "`game_started`, `game_cancelled`, `too_many_invitations`"),
+        (status = 422, description = "`invalid_body`"),
+    ))]
+pub async fn invite_players(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    id: web::Path<Uuid>,
+    body: Json<Invitations>,
+) -> Result<HttpResponse, ServiceError> {
+    let (caller, id, body) = (caller(&user), id.into_inner(), body.into_inner());
+    let view = state
+        .db(move |store| service::invitations::invite(store, &caller, id, &body))
+        .await?;
+    Ok(with_etag(HttpResponse::Ok(), view.version).json(view))
+}
+
 /// Ask for a rematch of a finished game: the same options and players. The first player to
 /// ask creates it and takes seat 0 (201); computer seats are seated at once, at their old seat
 /// numbers. Every later ask (the same player or another) answers that same game and seats the
@@ -188,7 +219,7 @@ pub async fn rematch_game(
     let key = idempotency_key(&req, &format!("/v1/games/{id}/rematch"), &())?;
     let test_mode = state.config.test_mode;
     let rematched = state
-        .db(move |store| service::lobby::rematch(store, &caller, test_mode, id, key.as_ref()))
+        .db(move |store| service::rematch::rematch(store, &caller, test_mode, id, key.as_ref()))
         .await?;
     let status = if rematched.created {
         StatusCode::CREATED
@@ -262,7 +293,8 @@ pub async fn list_games(
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MyGamesQuery {
-    /// Default `all`; `my_turn` is the inbox of games waiting for the caller.
+    /// Default `all`; `my_turn` is the inbox of games waiting for the caller; `invited` the
+    /// open games that invite the caller, not joined yet.
     pub filter: Option<MyGames>,
     /// `activity` (default): the latest change first. `deadline`: with `filter=my_turn`, the
     /// nearest turn deadline first (R10.1), games without a turn time last.
@@ -274,7 +306,8 @@ pub struct MyGamesQuery {
     pub limit: Option<i64>,
 }
 
-/// The caller's games: `my_turn` (waiting for the caller), `open`, `active`, `finished`, `all`.
+/// The caller's games: `my_turn` (waiting for the caller), `open`, `active`, `finished`,
+/// `cancelled`, `all`; and `invited`: open games that invite the caller, not joined yet.
 #[utoipa::path(get, path = "/v1/me/games", tag = "lobby", params(MyGamesQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(

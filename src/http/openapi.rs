@@ -55,6 +55,7 @@ use crate::{error::Code, http, http::problem::Problem, service};
         http::lobby::join_by_code,
         http::lobby::leave_game,
         http::lobby::rematch_game,
+        http::lobby::invite_players,
         http::lobby::my_games,
         http::games::get_game,
         http::games::post_action,

@@ -47,7 +47,9 @@ pub fn status(code: Code) -> StatusCode {
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
-        Forbidden | NotAPlayer | AdminOnly | TestModeDisabled => StatusCode::FORBIDDEN,
+        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled => {
+            StatusCode::FORBIDDEN
+        }
         NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound => {
             StatusCode::NOT_FOUND
         }
@@ -57,9 +59,8 @@ pub fn status(code: Code) -> StatusCode {
         UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
         | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
         | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
-        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | SeatResigned => {
-            StatusCode::CONFLICT
-        }
+        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | TooManyInvitations
+        | SeatResigned => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,

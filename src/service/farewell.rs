@@ -21,6 +21,7 @@ pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceErro
             result => result?,
         }
     }
+    super::invitations::withdraw(store, caller.id)?;
     for id in games_of(store, caller.id, GameStatus::Active)? {
         resign(store, caller, id)?;
     }
@@ -53,6 +54,7 @@ fn gone(code: Code) -> bool {
             | Code::GameOver
             | Code::GameCancelled
             | Code::NotAPlayer
+            | Code::GameNotFound
     )
 }
 
@@ -67,6 +69,7 @@ fn games_of(store: &Store, account: Uuid, status: GameStatus) -> Result<Vec<Uuid
             awaiting_player: false,
             limit: 100,
             cursor,
+            ..GameQuery::default()
         })?;
         ids.extend(page.games.iter().map(|g| g.id));
         match page.next_cursor {

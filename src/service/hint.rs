@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::view::PublicStatus;
-use super::{cancelled, load_game, not_a_player, seat_of, Caller};
+use super::{cancelled, load_game, seat_of, Caller};
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
 
@@ -31,7 +31,7 @@ pub struct Hint {
 /// Racko call to make, R4.2), or the game is over.
 pub fn hint(store: &Store, caller: &Caller, id: Uuid) -> Result<Hint, ServiceError> {
     let game = load_game(store, id)?;
-    let seat = seat_of(&game, caller.id).ok_or_else(not_a_player)?;
+    let seat = seat_of(&game, caller.id).ok_or_else(|| super::access::no_seat(&game, caller.id))?;
     match PublicStatus::of(&game) {
         PublicStatus::Open => {
             return Err(ServiceError::new(

@@ -1,5 +1,7 @@
 //! The lists: the open lobby (or games to watch) and the caller's own games, the
-//! play-by-mail inbox. Entries carry no cards, so no list can show a hidden one.
+//! play-by-mail inbox. Entries carry no cards, so no list can show a hidden one. The lobby
+//! lists public games only, and of those being played only the ones anyone may watch
+//! (`access`); unlisted and private games are found by their players' lists alone.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -7,7 +9,7 @@ use utoipa::ToSchema;
 use super::view::GameSummary;
 use super::{game_error, Caller};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameQuery, GameRecordPage, GameStatus, Store};
+use crate::store::{GameQuery, GameRecordPage, GameStatus, Spectators, Store, Visibility};
 
 pub const DEFAULT_PAGE: i64 = 20;
 pub const MAX_PAGE: i64 = 100;
@@ -30,6 +32,8 @@ pub fn list(
 ) -> Result<GamePage, ServiceError> {
     let query = GameQuery {
         status: Some(status),
+        visibility: Some(Visibility::Public),
+        spectators: (status == GameStatus::Active).then_some(Spectators::Anyone),
         limit: page_limit(limit)?,
         cursor,
         ..GameQuery::default()
@@ -48,6 +52,8 @@ pub enum MyGames {
     Finished,
     /// Games whose creator left before they started.
     Cancelled,
+    /// Open games the caller is invited to and has not joined yet.
+    Invited,
     All,
 }
 
@@ -90,6 +96,16 @@ pub fn list_mine(
         MyGames::Finished => Some(GameStatus::Finished),
         MyGames::Cancelled => Some(GameStatus::Cancelled),
         MyGames::All => None,
+        MyGames::Invited => {
+            let query = GameQuery {
+                invited: Some(caller.id),
+                status: Some(GameStatus::Open),
+                limit: page_limit(limit)?,
+                cursor,
+                ..GameQuery::default()
+            };
+            return page(store, caller, &query);
+        }
     };
     let query = GameQuery {
         player: Some(caller.id),
@@ -97,6 +113,7 @@ pub fn list_mine(
         awaiting_player: filter == MyGames::MyTurn,
         limit: page_limit(limit)?,
         cursor,
+        ..GameQuery::default()
     };
     page(store, caller, &query)
 }

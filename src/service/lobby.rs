@@ -5,22 +5,29 @@
 //! so no lobby is left without an owner. The join that takes the last seat starts the game,
 //! and the write path deals round 1 in the same transaction.
 //!
-//! A finished game's rematch ([`rematch`]) is created and joined through the same calls.
+//! A finished game's rematch ([`rematch`](super::rematch)) is created and joined through the
+//! same calls.
+//!
+//! Who may join (and see) a game is [`access`](super::access)'s: every join goes through it.
 
 use racko_rules::{Game, Options, StackedDeck, RULES_VERSION};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::access::{self, JoinBy};
 use super::computer::{self, ComputerSeat};
 use super::due;
-use super::idempotency::{answers_only, stored, IdempotencyKey, Reply};
+use super::idempotency::{IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
-use super::{cancelled, load_game, not_a_player, random, seat_of, Caller, LogEvent};
+use super::{cancelled, game_not_found, random, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, GameStatus, NewGame, SeatRecord, Store, StoredAs};
+use crate::store::{
+    Access, GameRecord, GameStatus, Invitee, NewGame, SeatRecord, Spectators, Store, StoredAs,
+    Visibility,
+};
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -34,6 +41,24 @@ pub struct CreateGame {
     /// so one person can play alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub computer: Vec<ComputerSeat>,
+    /// Who may find and join the game: `public` (listed in the lobby; anyone joins by id or
+    /// invite code), `unlisted` (not listed; joined with the invite code, or a link holding
+    /// it), `private` (only invited accounts join). Default `unlisted`: games here are among
+    /// people who know each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub visibility: Option<Visibility>,
+    /// Who besides the players and invited accounts may watch the game while it is played
+    /// (its view, stream and log): `nobody` or `anyone` who has its id. Default `nobody`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub spectators: Option<Spectators>,
+    /// Usernames of accounts invited to the table: they see the game and may join it by id
+    /// or invite code whatever its visibility. At most 6; the creator may add more later
+    /// (`POST /v1/games/{id}/invitations`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 6)]
+    pub invite: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -50,17 +75,34 @@ pub fn create(
     request: &CreateGame,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
-    create_game_of(store, caller, test_mode, request, None, key)
+    access::check_invitation_count(&request.invite)?;
+    let mut invited: Vec<Invitee> = Vec::new();
+    for invitee in access::accounts_named(store, &request.invite)? {
+        if invitee.account_id != caller.id && !invited.contains(&invitee) {
+            invited.push(invitee);
+        }
+    }
+    create_game_of(store, caller, test_mode, request, (None, invited), key)
 }
 
-/// As [`create`]; with `rematch_of`, the game is that finished game's rematch and the insert
-/// links the two (or fails with `rematch_exists` when another request linked one first).
-fn create_game_of(
+/// The settings of a new game from the creator's request.
+fn new_access(request: &CreateGame, invited: Vec<Invitee>) -> Access {
+    Access {
+        visibility: request.visibility.unwrap_or(access::DEFAULT_VISIBILITY),
+        spectators: request.spectators.unwrap_or(access::DEFAULT_SPECTATORS),
+        invited,
+    }
+}
+
+/// As [`create`], inviting `invited`; with `rematch_of`, the game is that finished game's
+/// rematch and the insert links the two (or fails with `rematch_exists` when another request
+/// linked one first).
+pub(super) fn create_game_of(
     store: &Store,
     caller: &Caller,
     test_mode: bool,
     request: &CreateGame,
-    rematch_of: Option<Uuid>,
+    (rematch_of, invited): (Option<Uuid>, Vec<Invitee>),
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
     if request.stacked.is_some() && !test_mode {
@@ -155,6 +197,7 @@ fn create_game_of(
         created_at,
         due_at,
         rematch_of,
+        access: new_access(request, invited),
     };
     let asker = Asker {
         account: caller.id,
@@ -173,7 +216,19 @@ pub fn join(
     id: Uuid,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
-    lobby_change(store, caller, id, key, |game| join_decision(game, caller))
+    join_as(store, caller, id, JoinBy::Id, key)
+}
+
+fn join_as(
+    store: &Store,
+    caller: &Caller,
+    id: Uuid,
+    by: JoinBy,
+    key: Option<&IdempotencyKey>,
+) -> Result<Reply<GameView>, ServiceError> {
+    lobby_change(store, caller, id, key, |game| {
+        join_decision(game, caller, by)
+    })
 }
 
 /// Joins the game with this invite code (case and spaces do not matter).
@@ -188,7 +243,11 @@ pub fn join_by_code(
     // The lookup runs first so that a retry of a join whose game has started since still gets
     // its stored answer from `join`.
     let game = store.game_by_invite_code(&code)?.ok_or_else(unknown)?;
-    join(store, caller, game.id, key)
+    // A private game the caller is not invited to answers as an unknown code.
+    match join_as(store, caller, game.id, JoinBy::InviteCode, key) {
+        Err(e) if e.code == Code::GameNotFound => Err(unknown()),
+        result => result,
+    }
 }
 
 /// Leaves an open game (see the module docs for the creator).
@@ -199,102 +258,6 @@ pub fn leave(
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
     lobby_change(store, caller, id, key, |game| leave_decision(game, caller))
-}
-
-/// The answer to a rematch request: the new game as the caller sees it, and whether this
-/// request created it (201) or seated the caller in it, or found him seated already (200).
-pub struct Rematched {
-    pub reply: Reply<GameView>,
-    pub created: bool,
-}
-
-/// Losing the race to link a rematch means the winner's game exists: one more look finds it.
-const REMATCH_TRIES: usize = 3;
-
-/// The rematch of finished game `id` (issue 11.5): same options, the same computers at the
-/// same seats. The first player to ask creates it and sits at seat 0 (as any creator does);
-/// every later ask, by him or another player of the old game, gives that same game and seats
-/// the asker in it if he is not seated yet (a plain join: the lowest free seat). The old game
-/// links to the new one in the transaction that creates it, only while unlinked, so two
-/// players asking at once still get one game.
-pub fn rematch(
-    store: &Store,
-    caller: &Caller,
-    test_mode: bool,
-    id: Uuid,
-    key: Option<&IdempotencyKey>,
-) -> Result<Rematched, ServiceError> {
-    if let Some(reply) = stored(store, caller.id, key, &answers_only)? {
-        return Ok(Rematched {
-            reply,
-            created: false,
-        });
-    }
-    for _ in 0..REMATCH_TRIES {
-        let old = load_game(store, id)?;
-        seat_of(&old, caller.id).ok_or_else(not_a_player)?;
-        if old.status != GameStatus::Finished {
-            return Err(ServiceError::new(
-                Code::GameNotFinished,
-                "a rematch is played after the game ends",
-            ));
-        }
-        if let Some(new) = old.rematch_id {
-            return take_rematch_seat(store, caller, new, key);
-        }
-        let request = CreateGame {
-            options: old.options.clone(),
-            // A rematch is dealt afresh, even in test mode.
-            stacked: None,
-            computer: old
-                .seats
-                .iter()
-                .filter_map(|seat| {
-                    computer::level_of(seat.account_id).map(|level| ComputerSeat {
-                        seat: seat.seat,
-                        level,
-                    })
-                })
-                .collect(),
-        };
-        match create_game_of(store, caller, test_mode, &request, Some(old.id), key) {
-            Err(e) if e.code == Code::RematchExists => continue,
-            result => {
-                return result.map(|reply| Rematched {
-                    reply,
-                    created: true,
-                })
-            }
-        }
-    }
-    Err(ServiceError::internal(format!(
-        "game {id}: no rematch found or created after {REMATCH_TRIES} tries"
-    )))
-}
-
-/// Seats the caller in rematch `new` unless he is seated already; either way answers it.
-fn take_rematch_seat(
-    store: &Store,
-    caller: &Caller,
-    new: Uuid,
-    key: Option<&IdempotencyKey>,
-) -> Result<Rematched, ServiceError> {
-    let seated = |game: &GameRecord| Rematched {
-        reply: Reply::Fresh(GameView::of(game, caller.id)),
-        created: false,
-    };
-    let game = load_game(store, new)?;
-    if seat_of(&game, caller.id).is_some() {
-        return Ok(seated(&game));
-    }
-    match join(store, caller, new, key) {
-        // A request of his own seated him meanwhile.
-        Err(e) if e.code == Code::AlreadyJoined => Ok(seated(&load_game(store, new)?)),
-        result => result.map(|reply| Rematched {
-            reply,
-            created: false,
-        }),
-    }
 }
 
 /// Lobby changes do not depend on a version the client saw: they apply to the game as it is.
@@ -315,7 +278,12 @@ fn lobby_change(
     })
 }
 
-fn join_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, ServiceError> {
+fn join_decision(game: &GameRecord, caller: &Caller, by: JoinBy) -> Result<Decision, ServiceError> {
+    // The invite code of a game that is not private is as good as seeing it.
+    let known = by == JoinBy::InviteCode && game.access.visibility != Visibility::Private;
+    if !known && !access::may_see(game, caller.id) {
+        return Err(game_not_found());
+    }
     match PublicStatus::of(game) {
         PublicStatus::Cancelled => return Err(cancelled()),
         _ if seat_of(game, caller.id).is_some() => {
@@ -331,6 +299,10 @@ fn join_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, Service
             ))
         }
         PublicStatus::Open => {}
+    }
+    if !access::may_join(game, caller.id, by) {
+        // Not for this account, or not this way: the answer for a game that does not exist.
+        return Err(game_not_found());
     }
     let players = game.options.players;
     let seat = (0..players)
@@ -361,7 +333,7 @@ fn join_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, Service
 }
 
 fn leave_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, ServiceError> {
-    let seat = seat_of(game, caller.id).ok_or_else(not_a_player)?;
+    let seat = seat_of(game, caller.id).ok_or_else(|| access::no_seat(game, caller.id))?;
     match PublicStatus::of(game) {
         PublicStatus::Open => {}
         PublicStatus::Cancelled => return Err(cancelled()),

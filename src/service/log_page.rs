@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{load_game, seat_of, viewer_of, Caller, LogEvent};
+use super::{seat_of, viewer_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
 use crate::store::{GameRecord, Store, StoredEvent};
 
@@ -91,8 +91,8 @@ impl<'a> Projection<'a> {
     }
 }
 
-/// Events with seq > `after`, at most `limit`. Anyone signed in may read a game's log;
-/// non-players get the public projection.
+/// Events with seq > `after`, at most `limit`. Whoever may see the game (`access`) may read
+/// its log; non-players get the public projection.
 pub fn page(
     store: &Store,
     caller: &Caller,
@@ -116,7 +116,7 @@ pub fn page(
     }
     // The state is read before the events: an event newer than this state then belongs to a
     // round this state thinks open (or unknown), so it is projected as hidden, never the reverse.
-    let record = load_game(store, game)?;
+    let record = super::access::load_visible(store, game, caller.id)?;
     let stored = store.events(game, after, limit)?;
     let projection = Projection::new(&record, caller.id);
     let events = stored

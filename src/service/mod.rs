@@ -6,6 +6,7 @@
 //! layer records. Errors are `ServiceError`s with a `Code`; the HTTP edge maps codes to
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
+pub mod access;
 pub mod computer;
 pub mod due;
 pub mod farewell;
@@ -13,12 +14,14 @@ pub mod feed;
 pub mod feed_tails;
 pub mod hint;
 pub mod idempotency;
+pub mod invitations;
 pub mod lists;
 pub mod lobby;
 pub mod log_event;
 pub mod log_page;
 pub mod play;
 mod random;
+pub mod rematch;
 pub mod stream;
 pub mod sweep;
 pub mod tails;

@@ -12,7 +12,7 @@ use super::idempotency::{IdempotencyKey, Reply};
 use super::log_page::{EventEntry, Projection};
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, Asker, Decision, Expect, Written};
-use super::{cancelled, load_game, not_a_player, seat_of, Caller, LogEvent};
+use super::{cancelled, seat_of, Caller, LogEvent};
 use crate::error::{Code, ServiceError};
 use crate::store::{GameRecord, Store, StoredAs};
 
@@ -34,7 +34,8 @@ pub struct ActionResult {
 
 /// The caller's view of a game. Anyone signed in may look; only seats see their own cards.
 pub fn view(store: &Store, caller: &Caller, id: Uuid) -> Result<GameView, ServiceError> {
-    Ok(GameView::of(&load_game(store, id)?, caller.id))
+    let game = super::access::load_visible(store, id, caller.id)?;
+    Ok(GameView::of(&game, caller.id))
 }
 
 /// Applies `action` of the caller's seat if the game is still at `version`.
@@ -121,7 +122,7 @@ fn action_result(written: &Written<'_>, caller: &Caller) -> ActionResult {
 
 /// The caller's seat in a started game that the caller still plays himself.
 fn playing_seat(game: &GameRecord, caller: &Caller) -> Result<Seat, ServiceError> {
-    let seat = seat_of(game, caller.id).ok_or_else(not_a_player)?;
+    let seat = seat_of(game, caller.id).ok_or_else(|| super::access::no_seat(game, caller.id))?;
     match PublicStatus::of(game) {
         PublicStatus::Open => {
             return Err(ServiceError::new(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use super::{feed, log_page, viewer_of, Caller};
+use super::{access, feed, log_page, viewer_of, Caller};
 use crate::app::blocking;
 use crate::error::ServiceError;
 use crate::notify::{
@@ -25,6 +25,7 @@ pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
         Box::pin(async move {
             if let Some(known) = known {
                 if let Some(tail) = store.hub().tails.get(&store, id, after, known).await? {
+                    access::check_visible(&tail.record, caller.id)?;
                     let viewer = viewer_of(&tail.record, caller.id);
                     return tail.frames(viewer, after, PAGE as usize);
                 }

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{seat_of, viewer_of};
-use crate::store::{GameRecord, GameStatus};
+use crate::store::{GameRecord, GameStatus, Spectators, Visibility};
 
 /// A game's status as clients see it. `cancelled`: the creator left before it started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -52,6 +52,10 @@ pub struct GameView {
     pub version: i64,
     pub rules_version: u32,
     pub options: Options,
+    pub visibility: Visibility,
+    pub spectators: Spectators,
+    /// Usernames of the accounts invited to the table; shown to its players only.
+    pub invited: Vec<String>,
     pub players: Vec<PlayerView>,
     /// The caller's seat, if the caller plays in this game.
     pub my_seat: Option<Seat>,
@@ -73,6 +77,8 @@ pub struct GameSummary {
     pub status: PublicStatus,
     pub version: i64,
     pub options: Options,
+    pub visibility: Visibility,
+    pub spectators: Spectators,
     pub players: Vec<PlayerView>,
     /// Seats still free (open games).
     pub free_seats: u8,
@@ -107,6 +113,17 @@ impl GameView {
             version: game.version,
             rules_version: game.rules_version,
             options: game.options.clone(),
+            visibility: game.access.visibility,
+            spectators: game.access.spectators,
+            invited: match my_seat {
+                Some(_) => game
+                    .access
+                    .invited
+                    .iter()
+                    .map(|i| i.username.clone())
+                    .collect(),
+                None => Vec::new(),
+            },
             players: players(game),
             my_seat,
             invite_code: my_seat.map(|_| game.invite_code.clone()),
@@ -127,6 +144,8 @@ impl GameSummary {
             status: PublicStatus::of(game),
             version: game.version,
             options: game.options.clone(),
+            visibility: game.access.visibility,
+            spectators: game.access.spectators,
             players: players(game),
             free_seats: game.options.players.saturating_sub(taken),
             my_seat,

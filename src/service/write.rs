@@ -200,6 +200,11 @@ fn write_one<T: Serialize>(
 ) -> Result<(GameChange, T), ServiceError> {
     if let Expect::Version(version) = expect {
         if version != game.version {
+            // The current version is for those who may see the game; anyone else learns
+            // nothing of it, as of a game that does not exist.
+            if !super::access::may_see(game, asker.account) {
+                return Err(game_not_found());
+            }
             return Err(ServiceError::stale_version(game.version));
         }
     }

@@ -40,6 +40,9 @@ pub(super) fn insert_game(
         updated_at: at,
         due_at: record.due_at.map(|d| d.naive_utc()),
         rematch_id: None,
+        visibility: enum_text(&record.access.visibility)?,
+        spectators: enum_text(&record.access.spectators)?,
+        invited: to_json("invited accounts", &record.access.invited)?,
     };
     diesel::insert_into(games::table)
         .values(&row)
@@ -370,4 +373,42 @@ pub(super) fn idempotency_record(
         .optional()?
         .map(IdempotencyRow::into_record)
         .transpose()
+}
+
+/// Replaces the accounts invited to `current` (read under the game's lock), moving its
+/// version on so that a client revalidating its copy sees the change.
+pub(super) fn set_invited(
+    conn: &mut AnyConnection,
+    current: &GameRecord,
+    invited: &[Invitee],
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<GameRecord, StoreError> {
+    let next = GameRecord {
+        version: current.version + 1,
+        updated_at: at,
+        access: Access {
+            invited: invited.to_vec(),
+            ..current.access.clone()
+        },
+        ..current.clone()
+    };
+    let updated = diesel::update(
+        games::table
+            .find(current.id.to_string())
+            .filter(games::version.eq(current.version)),
+    )
+    .set((
+        games::invited.eq(to_json("invited accounts", &next.access.invited)?),
+        games::version.eq(next.version),
+        games::updated_at.eq(at.naive_utc()),
+    ))
+    .execute(conn)?;
+    if updated == 0 {
+        // Under the game's lock nothing else can have written it.
+        return Err(StoreError::Internal(format!(
+            "game {}: changed under its lock",
+            current.id
+        )));
+    }
+    Ok(next)
 }

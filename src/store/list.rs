@@ -60,6 +60,23 @@ pub(super) fn list_games(
     if let Some(status) = q.status {
         query = query.filter(games::status.eq(enum_text(&status)?));
     }
+    if let Some(account) = q.invited {
+        // The invited list is JSON text; an account id (hex and dashes, no LIKE wildcards)
+        // in quotes matches only that account's entry.
+        let named = format!("%\"{account}\"%");
+        let seats = game_seats::table.filter(game_seats::account_id.eq(account.to_string()));
+        query = query
+            .filter(games::invited.like(named))
+            .filter(diesel::dsl::not(
+                games::id.eq_any(seats.select(game_seats::game_id)),
+            ));
+    }
+    if let Some(visibility) = q.visibility {
+        query = query.filter(games::visibility.eq(enum_text(&visibility)?));
+    }
+    if let Some(spectators) = q.spectators {
+        query = query.filter(games::spectators.eq(enum_text(&spectators)?));
+    }
     if let Some(cursor) = q.cursor.as_deref() {
         let c = Cursor::decode(cursor)?;
         query = query.filter(

@@ -420,6 +420,27 @@ impl Store {
         Ok((written, answer))
     }
 
+    /// Replaces the accounts invited to game `id` with what `decide` makes of the game as it
+    /// is (read under the game's lock, in one transaction). The version moves on; no event is
+    /// logged (an invitation is not a move of the game). `Store(NotFound)` for an unknown game.
+    pub fn update_invited<E>(
+        &self,
+        id: Uuid,
+        decide: impl Fn(&GameRecord) -> Result<Vec<Invitee>, E>,
+    ) -> Result<GameRecord, UpdateError<E>> {
+        let at = self.now();
+        let written = self.write(|conn| {
+            games::lock_game(conn, id, false)?;
+            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let invited = decide(&current).map_err(UpdateError::Decide)?;
+            Ok::<_, UpdateError<E>>(games::set_invited(conn, &current, &invited, at)?)
+        })?;
+        if let Target::Pg(_) = self.target {
+            self.hub.recent.keep(&written);
+        }
+        Ok(written)
+    }
+
     /// The locking form of [`Store::update_game`]: one transaction that holds the game's row
     /// (PostgreSQL) or the file's write lock (SQLite). Returns the wake-ups to send.
     fn update_game_in_transaction<T, E>(

@@ -110,6 +110,9 @@ pub struct GameRow {
     pub updated_at: NaiveDateTime,
     pub due_at: Option<NaiveDateTime>,
     pub rematch_id: Option<String>,
+    pub visibility: String,
+    pub spectators: String,
+    pub invited: String,
 }
 
 impl GameRow {
@@ -136,6 +139,11 @@ impl GameRow {
                 .as_deref()
                 .map(|id| uuid("rematch id", id))
                 .transpose()?,
+            access: Access {
+                visibility: enum_from_text("game visibility", &self.visibility)?,
+                spectators: enum_from_text("game spectators", &self.spectators)?,
+                invited: from_json("invited accounts", &self.invited)?,
+            },
         })
     }
 }

@@ -40,6 +40,9 @@ diesel::table! {
         updated_at -> Timestamp,
         due_at -> Nullable<Timestamp>,
         rematch_id -> Nullable<Text>,
+        visibility -> Text,
+        spectators -> Text,
+        invited -> Text,
     }
 }
 

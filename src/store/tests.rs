@@ -103,6 +103,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         created_at: crate::store::now(),
         due_at: None,
         rematch_of: None,
+        access: Default::default(),
     };
     let stale = store.insert_game(&game, &[], None).expect("inserted");
     let change = GameChange {

@@ -98,6 +98,58 @@ pub enum GameStatus {
     Cancelled,
 }
 
+/// Who may find and join a game: `public` (listed in the lobby, anyone joins), `unlisted`
+/// (not listed; joined with the invite code) or `private` (invited accounts only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Listed in the lobby; anyone may join, by id or invite code.
+    Public,
+    /// Not listed; joined with the invite code (or a link that holds it), or by invited
+    /// accounts.
+    Unlisted,
+    /// Not listed; only invited accounts may join.
+    Private,
+}
+
+/// Who besides the players and invited accounts may watch a game being played: `nobody` or
+/// `anyone` who has its id. (Players' friends will come with a friends list.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Spectators {
+    /// Only the players (and invited accounts).
+    Nobody,
+    /// Any signed-in account that has the game's id.
+    Anyone,
+}
+
+/// An account invited to a table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invitee {
+    pub account_id: Uuid,
+    pub username: String,
+}
+
+/// Who may see, join and watch a game; fixed at creation but for `invited`, which grows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub visibility: Visibility,
+    pub spectators: Spectators,
+    pub invited: Vec<Invitee>,
+}
+
+/// What the columns hold for a game stored before these settings existed: public, watched
+/// by anyone, nobody invited. (A new game's defaults are the service's to choose.)
+impl Default for Access {
+    fn default() -> Self {
+        Access {
+            visibility: Visibility::Public,
+            spectators: Spectators::Anyone,
+            invited: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatRecord {
     pub seat: u8,
@@ -134,6 +186,7 @@ pub struct NewGame {
     /// The finished game this one is the rematch of (issue 11.5): the insert links that game
     /// to this one in its transaction, only if no rematch was linked before.
     pub rematch_of: Option<Uuid>,
+    pub access: Access,
 }
 
 impl NewGame {
@@ -156,6 +209,7 @@ impl NewGame {
             updated_at: self.created_at,
             due_at: self.due_at,
             rematch_id: None,
+            access: self.access.clone(),
         }
     }
 }
@@ -191,6 +245,7 @@ pub struct GameRecord {
     pub due_at: Option<DateTime<Utc>>,
     /// The rematch of this finished game, once someone asked for it (issue 11.5).
     pub rematch_id: Option<Uuid>,
+    pub access: Access,
 }
 
 impl GameRecord {
@@ -303,6 +358,12 @@ pub struct GameQuery {
     pub status: Option<GameStatus>,
     /// With `player`: only games where that player's seat is awaited.
     pub awaiting_player: bool,
+    /// Only games that invite this account and where it holds no seat.
+    pub invited: Option<Uuid>,
+    /// Only games with this visibility.
+    pub visibility: Option<Visibility>,
+    /// Only games with this choice of spectators.
+    pub spectators: Option<Spectators>,
     /// 1..=100
     pub limit: i64,
     /// From a previous page's `next_cursor`.

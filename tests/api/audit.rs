@@ -66,7 +66,12 @@ pub async fn stacked_game(
     target: u32,
     decks: &[StackedDeck],
 ) -> String {
-    let body = json!({"options": {"players": 2, "target": target}, "stacked": decks});
+    let body = json!({
+        "options": {"players": 2, "target": target},
+        "stacked": decks,
+        "visibility": "public",
+        "spectators": "anyone",
+    });
     let res = app
         .post_json("/v1/games", Some(&creator.token), &body)
         .await;

@@ -51,7 +51,7 @@ fn seated(store: &racko::store::Store, account: Uuid) -> Vec<Uuid> {
                 status: Some(status),
                 awaiting_player: false,
                 limit: 100,
-                cursor: None,
+                ..Default::default()
             })
             .expect("a read");
         ids.extend(page.games.iter().map(|g| g.id));

@@ -146,7 +146,7 @@ async fn a_key_names_one_request(app: TestApp) {
 async fn retried_creates_and_joins_act_once(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
     let (ann, bob) = (&table[0], &table[1]);
-    let body = json!({ "options": { "players": 3 } });
+    let body = json!({ "options": { "players": 3 }, "visibility": "public" });
     let key = [("idempotency-key", "create-1")];
     let first = json_body(
         post_with(&app, "/v1/games", ann.token(), &key, &body).await,

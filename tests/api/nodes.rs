@@ -125,7 +125,7 @@ async fn started_game(client: &Client, base: &str) -> ([String; 2], String, i64)
         register(client, base, "ann").await,
         register(client, base, "bob").await,
     ];
-    let options = json!({ "options": { "players": 2, "target": 100000 } });
+    let options = json!({ "options": { "players": 2, "target": 100000 }, "visibility": "public" });
     let game = call(
         client,
         base,

@@ -55,8 +55,16 @@ pub fn n(value: u16) -> Card {
     Card::Number { value }
 }
 
+/// Creates a game. The game tests seat players by id and let others watch, as every game
+/// allowed before games had a visibility: a body that names no `visibility` or `spectators`
+/// gets `public` and `anyone` here (the visibility tests name theirs).
 pub async fn create(app: &TestApp, player: &Player, body: &Value) -> Value {
-    let res = app.post_json("/v1/games", player.token(), body).await;
+    let mut body = body.clone();
+    if let Some(fields) = body.as_object_mut() {
+        fields.entry("visibility").or_insert(json!("public"));
+        fields.entry("spectators").or_insert(json!("anyone"));
+    }
+    let res = app.post_json("/v1/games", player.token(), &body).await;
     json_body(res, StatusCode::CREATED).await
 }
 

@@ -425,7 +425,7 @@ async fn a_server_killed_mid_delivery_loses_nothing(backend: TestBackend) {
         .post(
             "/v1/games",
             Some(&tokens[0]),
-            json!({ "options": { "players": 2 } }),
+            json!({ "options": { "players": 2 }, "visibility": "public" }),
         )
         .await;
     let id = json_body(res, StatusCode::CREATED).await["id"]

@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use racko::service::computer::ComputerSeat;
 use racko::service::lobby::{self, CreateGame};
 use racko::service::{play, sweep, Caller, LogEvent};
+use racko::store::Visibility;
 use racko_bots::Level;
 use racko_rules::deadline::{begins_stage, DeadlineCheck};
 use racko_rules::{BlitzMode, Event, Options, Seat};
@@ -69,6 +70,8 @@ fn random_game(rng: &mut StdRng) -> CreateGame {
     CreateGame {
         options,
         computer,
+        // The others join by id.
+        visibility: Some(Visibility::Public),
         ..CreateGame::default()
     }
 }

@@ -1,0 +1,3 @@
+ALTER TABLE games DROP COLUMN invited;
+ALTER TABLE games DROP COLUMN spectators;
+ALTER TABLE games DROP COLUMN visibility;
