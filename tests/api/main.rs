@@ -36,6 +36,7 @@ mod sse;
 mod stream_limits;
 mod stream_sockets;
 mod tables;
+mod web_client;
 mod webhook_addresses;
 mod webhook_stalls;
 mod webhooks;

@@ -1,0 +1,171 @@
+// Browser tests of the client against a real server (scripts/check-web.sh starts it):
+//   node tests/browser.mjs BASE_URL SCREENSHOT_DIR
+// Debian's chromium, driven by playwright-core (no browser download). Players act only
+// through the pages: they read the DOM and click the buttons the page offers.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import assert from "node:assert/strict";
+
+const [base, shots] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+const HOSTILE = "<img src=x onerror=alert(1)>";
+const MAX_STEPS = 1500;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+
+const problems = [];
+async function newPage(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, locale: "en-GB" });
+  const page = await context.newPage();
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()} ${m.location().url ?? ""}`); });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("dialog", (d) => { problems.push(`dialog: ${d.message()}`); void d.dismiss(); });
+  return page;
+}
+
+async function signIn(page) {
+  await page.goto(base + "/");
+  await page.getByTestId("guest").click();
+  await page.getByTestId("me").waitFor();
+}
+
+// The two-player deck has numbers 1..50 (R1.4): slot i (0-based) wants band i of the values.
+const band = (value) => Math.min(11, Math.floor(((value - 1) * 12) / 50));
+const slotFor = (value) => (band(value) + 1) * 5;
+
+async function tableState(page) {
+  return page.evaluate(() => {
+    const text = (id) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
+    const rack = {};
+    for (const el of document.querySelectorAll('[data-testid^="slot-"]')) rack[el.dataset.testid.slice(5)] = el.textContent;
+    const buttons = [...document.querySelectorAll("[data-testid=board] button[data-testid]")].map((b) => b.dataset.testid);
+    return {
+      version: document.querySelector("[data-testid=board]")?.dataset.version ?? "",
+      over: !!document.querySelector("[data-testid=game-over]"),
+      discard: text("discard-top"), drawn: text("drawn"), rack, buttons,
+    };
+  });
+}
+
+const fits = (rack, slot) => {
+  const v = Number(rack[slot]);
+  return !Number.isNaN(v) && slotFor(v) === slot;
+};
+
+/** The button a simple player presses now, or null when the page offers none. */
+function choose(s) {
+  const has = (id) => s.buttons.includes(id);
+  for (const id of ["call_racko", "choose_deal-false", "event-do"]) if (has(id)) return id;
+  const blitz = s.buttons.filter((b) => b.startsWith("place_blitz_card-"));
+  if (blitz.length) return blitz[0];
+  const discard = Number(s.discard);
+  if (!Number.isNaN(discard) && has(`take_discard-${slotFor(discard)}`) && !fits(s.rack, slotFor(discard)))
+    return `take_discard-${slotFor(discard)}`;
+  if (has("draw")) return "draw";
+  const drawn = Number(s.drawn);
+  if (!Number.isNaN(drawn) && has(`place_drawn-${slotFor(drawn)}`) && !fits(s.rack, slotFor(drawn)))
+    return `place_drawn-${slotFor(drawn)}`;
+  if (has("discard_drawn")) return "discard_drawn";
+  const place = s.buttons.find((b) => b.startsWith("place_drawn-") && !fits(s.rack, Number(b.split("-")[1])));
+  return place ?? s.buttons[0] ?? null;
+}
+
+/** Plays until every page shows the game's end; returns the number of clicks. */
+async function playToEnd(pages) {
+  let steps = 0;
+  for (;;) {
+    const states = await Promise.all(pages.map(tableState));
+    if (states.every((s) => s.over)) return steps;
+    const seat = states.findIndex((s) => !s.over && choose(s));
+    if (seat < 0) {
+      await pages[0].waitForTimeout(50);
+      continue;
+    }
+    const page = pages[seat];
+    const id = choose(states[seat]);
+    // Use the keyboard for the keyed actions, the mouse for the rest.
+    const key = { draw: "d", discard_drawn: "x", call_racko: "r" }[id];
+    if (key) await page.getByTestId(id).press(key);
+    else await page.getByTestId(id).click();
+    await page.waitForFunction((v) => document.querySelector("[data-testid=board]")?.dataset.version !== v,
+      states[seat].version, { timeout: 10000 }).catch(async (err) => {
+      const note = await page.locator(".note").textContent();
+      throw new Error(`${id} changed nothing (page says: ${note}; saw ${JSON.stringify(states[seat])})`, { cause: err });
+    });
+    if (++steps > MAX_STEPS) throw new Error(`no end after ${MAX_STEPS} clicks`);
+  }
+}
+
+async function shoot(page, name) {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${shots}/${name}-${width}.png`, fullPage: true });
+  }
+}
+
+const timings = {};
+
+// 1. One player against a computer seat, with the computer's name made hostile on the way in
+// (the API refuses such usernames, so the test rewrites its answers to check the rendering).
+{
+  const started = Date.now();
+  const page = await newPage();
+  await page.route(/\/v1\/games\/[0-9a-f-]+$/, async (route) => {
+    const answer = await route.fetch();
+    const body = await answer.json();
+    for (const p of body.players ?? []) if (p.computer) p.username = HOSTILE;
+    await route.fulfill({ response: answer, json: body });
+  });
+  await signIn(page);
+  await page.fill("#target", "100");
+  await page.getByTestId("vs-computer").click();
+  await page.waitForURL(/\/games\//);
+  await page.getByTestId("my-rack").waitFor();
+  const labels = await page.$$eval('[data-testid^="slot-"]', (els) => els.map((e) => e.dataset.testid.slice(5)).join(","));
+  assert.equal(labels, "5,10,15,20,25,30,35,40,45,50,55,60");
+  await page.getByText(HOSTILE).first().waitFor();
+  assert.equal(await page.locator("img").count(), 0, "a username became markup");
+  // A fresh load of the deep link: how soon after navigation the table is drawn.
+  await page.reload();
+  await page.getByTestId("my-rack").waitFor();
+  const tti = await page.evaluate(() => {
+    const mark = performance.getEntriesByName("racko-table")[0];
+    return mark ? Math.round(mark.startTime) : null;
+  });
+  timings.tableInteractiveMs = tti;
+  await shoot(page, "table");
+  const clicks = await playToEnd([page]);
+  await page.getByTestId("winners").waitFor();
+  await shoot(page, "game-over");
+  timings.soloGame = { clicks, seconds: (Date.now() - started) / 1000 };
+  await page.context().close();
+}
+
+// 2. Two people, two browser contexts: invite by link, play to the end.
+{
+  const started = Date.now();
+  const [ann, ben] = [await newPage(), await newPage({ width: 390, height: 844 })];
+  await signIn(ann);
+  await ann.fill("#target", "1");
+  await ann.getByTestId("for-two").click();
+  const link = await ann.getByTestId("invite-link").textContent();
+  await signIn(ben);
+  await ben.goto(link);
+  await ben.waitForURL(/\/games\//);
+  await ben.getByTestId("my-rack").waitFor();
+  await ann.getByTestId("my-rack").waitFor(); // the stream told ann's page that ben joined
+  const clicks = await playToEnd([ann, ben]);
+  for (const page of [ann, ben]) await page.getByTestId("winners").waitFor();
+  // The inbox lists the finished game.
+  await ann.goto(base + "/");
+  await ann.getByTestId("inbox").getByText("finished").first().waitFor();
+  timings.twoPlayerGame = { clicks, seconds: (Date.now() - started) / 1000 };
+}
+
+await browser.close();
+assert.deepEqual(problems, [], "console errors, page errors or dialogs");
+console.log(JSON.stringify(timings));
