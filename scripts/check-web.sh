@@ -5,8 +5,9 @@
 #   2. rebuilds web/dist/ and fails on any difference from the committed files (the server
 #      embeds them, so `cargo run` needs no Node.js);
 #   3. plays through the pages in Debian's chromium (playwright-core, no browser download)
-#      against a real server (target/debug/racko serve, embedded SQLite in a temp dir):
-#      one player against a computer seat, then two browser contexts against each other.
+#      against a real server (web/tests/browser.mjs starts target/debug/racko serve on
+#      embedded SQLite in a temp dir): one player against a computer seat, then two browser
+#      contexts against each other, with the server restarted mid-game.
 # Tools are pinned in web/package-lock.json and installed into web/node_modules (git-ignored).
 # Screenshots (390 px and 1280 px) go to target/web-screenshots/.
 set -euo pipefail
@@ -46,28 +47,8 @@ echo "app.js + app.css: $size bytes gzipped"
 
 log "browser tests against a real server"
 [ -x "$racko" ] || fail "$racko is missing (cargo test builds it)"
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
-DATABASE_URL="sqlite://$work/racko.sqlite3" RACKO_BIND="127.0.0.1:$port" RACKO_AUTH_PER_MINUTE=0 \
-  RACKO_ENV=development RACKO_LOG_FORMAT=text RUST_LOG=warn \
-  "$racko" serve >"$work/server.log" 2>&1 &
-server_pid=$!
-base="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do
-  curl -fsS "$base/readyz" >/dev/null 2>&1 && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; fail "the server did not start"; }
-  sleep 0.2
-done
 started=$(date +%s%N)
-if ! CHROMIUM="$(command -v chromium)" node "$web/tests/browser.mjs" "$base" "$shots"; then
-  tail -n 40 "$work/server.log" >&2
+CHROMIUM="$(command -v chromium)" node "$web/tests/browser.mjs" "$racko" "$shots" ||
   fail "the browser tests failed"
-fi
 echo "browser tests: $(( ($(date +%s%N) - started) / 1000000 )) ms wall time; screenshots in $shots"
 log "web: all checks passed"

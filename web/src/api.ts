@@ -1,7 +1,7 @@
 // Typed calls to the Racko API. Every type comes from openapi/openapi.json (through
 // openapi-typescript), so a change to the document that breaks the client fails `tsc`.
 import type { components } from "./generated/api";
-import { token, forget } from "./session";
+import { token, forget, refreshToken, remember } from "./session";
 
 export type Schemas = components["schemas"];
 export type GameView = Schemas["GameView"];
@@ -27,7 +27,35 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+let renewing: Promise<boolean> | null = null;
+
+/**
+ * Spends the refresh token for a fresh access token (one request at a time: a refresh token
+ * sent twice ends the session). False when the session is over.
+ */
+export function renew(): Promise<boolean> {
+  const refresh = refreshToken();
+  if (!refresh) return Promise.resolve(false);
+  renewing ??= fetch("/v1/sessions/refresh", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ refresh_token: refresh } satisfies Schemas["RefreshRequest"]),
+  })
+    .then(async (answer) => {
+      if (!answer.ok) {
+        if (answer.status === 401) forget();
+        return false;
+      }
+      const auth = (await answer.json()) as AuthResponse;
+      remember(auth.token, auth.account.username, auth.refresh_token);
+      return true;
+    })
+    .catch(() => false)
+    .finally(() => (renewing = null));
+  return renewing;
+}
+
+async function call<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   const bearer = token();
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
@@ -50,7 +78,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     } catch {
       // not problem+json (a proxy's page): keep the status only
     }
-    if (answer.status === 401) forget();
+    if (answer.status === 401) {
+      if (!retried && path !== "/v1/guests" && (await renew())) return call<T>(method, path, body, true);
+      forget();
+    }
     throw new ApiError(answer.status, String(problem.code ?? "http_" + answer.status), problem.detail ?? answer.statusText);
   }
   return JSON.parse(text) as T;

@@ -4,6 +4,7 @@
 // what keep other scripts from reading it; the token expires, and "sign out" forgets it.
 const KEY = "racko.token";
 const NAME = "racko.username";
+const REFRESH = "racko.refresh";
 
 export function token(): string | null {
   return localStorage.getItem(KEY);
@@ -13,12 +14,19 @@ export function username(): string | null {
   return localStorage.getItem(NAME);
 }
 
-export function remember(bearer: string, name: string): void {
+/** The refresh token: spent to get a fresh access token when the short-lived one expires. */
+export function refreshToken(): string | null {
+  return localStorage.getItem(REFRESH);
+}
+
+export function remember(bearer: string, name: string, refresh: string): void {
   localStorage.setItem(KEY, bearer);
   localStorage.setItem(NAME, name);
+  localStorage.setItem(REFRESH, refresh);
 }
 
 export function forget(): void {
   localStorage.removeItem(KEY);
   localStorage.removeItem(NAME);
+  localStorage.removeItem(REFRESH);
 }

@@ -2,6 +2,7 @@
 // Authorization header, which the browser's EventSource cannot send. Like EventSource, it
 // keeps the last `id:` and reconnects with `Last-Event-ID`, so nothing is missed or repeated
 // after a dropped connection or a server restart.
+import { renew } from "./api";
 import { token } from "./session";
 
 export type Status = "live" | "reconnecting";
@@ -26,6 +27,7 @@ export function follow(
     const bearer = token();
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     const answer = await fetch(path, { headers, signal: controller.signal });
+    if (answer.status === 401) await renew();
     if (!answer.ok || !answer.body) throw new Error(`stream answered ${answer.status}`);
     onStatus("live");
     wait = 500;

@@ -1,13 +1,45 @@
-// Browser tests of the client against a real server (scripts/check-web.sh starts it):
-//   node tests/browser.mjs BASE_URL SCREENSHOT_DIR
+// Browser tests of the client against a real server (scripts/check-web.sh runs them):
+//   node tests/browser.mjs RACKO_BINARY SCREENSHOT_DIR
+// It starts `racko serve` on embedded SQLite in a temp dir (and restarts it mid-game once).
 // Debian's chromium, driven by playwright-core (no browser download). Players act only
 // through the pages: they read the DOM and click the buttons the page offers.
 import { chromium } from "playwright-core";
-import { mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import assert from "node:assert/strict";
 
-const [base, shots] = process.argv.slice(2);
+const [racko, shots] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
+const work = mkdtempSync(`${tmpdir()}/racko-web-`);
+const port = await new Promise((resolve) => {
+  const s = createServer().listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
+});
+const base = `http://127.0.0.1:${port}`;
+let server;
+
+async function startServer() {
+  const log = openSync(`${work}/server.log`, "a");
+  server = spawn(racko, ["serve"], {
+    stdio: ["ignore", log, log],
+    env: { ...process.env, DATABASE_URL: `sqlite://${work}/racko.sqlite3`, RACKO_BIND: `127.0.0.1:${port}`,
+      RACKO_AUTH_PER_MINUTE: "0", RACKO_ENV: "development", RACKO_LOG_FORMAT: "text", RUST_LOG: "warn" },
+  });
+  for (let i = 0; i < 150; i++) {
+    if (server.exitCode !== null) throw new Error(`the server exited: ${readFileSync(`${work}/server.log`, "utf8")}`);
+    try { if ((await fetch(`${base}/readyz`)).ok) return; } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the server did not start");
+}
+
+async function stopServer() {
+  const exited = new Promise((r) => server.once("exit", r));
+  server.kill("SIGTERM");
+  await exited;
+}
+await startServer();
 const HOSTILE = "<img src=x onerror=alert(1)>";
 const MAX_STEPS = 1500;
 
@@ -18,10 +50,12 @@ const browser = await chromium.launch({
 });
 
 const problems = [];
+// While the server is down on purpose, the browser's failed requests are expected.
+let restarting = false;
 async function newPage(viewport = { width: 1280, height: 900 }) {
   const context = await browser.newContext({ viewport, locale: "en-GB" });
   const page = await context.newPage();
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()} ${m.location().url ?? ""}`); });
+  page.on("console", (m) => { if (m.type() === "error" && !restarting) problems.push(`console: ${m.text()} ${m.location().url ?? ""}`); });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("dialog", (d) => { problems.push(`dialog: ${d.message()}`); void d.dismiss(); });
   return page;
@@ -74,12 +108,14 @@ function choose(s) {
   return place ?? s.buttons[0] ?? null;
 }
 
-/** Plays until every page shows the game's end; returns the number of clicks. */
-async function playToEnd(pages) {
+const playToEnd = (pages) => playSome(pages, MAX_STEPS + 1);
+
+/** Plays until every page shows the game's end or `limit` clicks; returns the clicks. */
+async function playSome(pages, limit) {
   let steps = 0;
   for (;;) {
     const states = await Promise.all(pages.map(tableState));
-    if (states.every((s) => s.over)) return steps;
+    if (states.every((s) => s.over) || steps >= limit) return steps;
     const seat = states.findIndex((s) => !s.over && choose(s));
     if (seat < 0) {
       await pages[0].waitForTimeout(50);
@@ -108,6 +144,7 @@ async function shoot(page, name) {
 }
 
 const timings = {};
+try {
 
 // 1. One player against a computer seat, with the computer's name made hostile on the way in
 // (the API refuses such usernames, so the test rewrites its answers to check the rendering).
@@ -158,7 +195,18 @@ const timings = {};
   await ben.waitForURL(/\/games\//);
   await ben.getByTestId("my-rack").waitFor();
   await ann.getByTestId("my-rack").waitFor(); // the stream told ann's page that ben joined
-  const clicks = await playToEnd([ann, ben]);
+  // A few moves, then the server restarts; both pages pick up without a reload.
+  let clicks = await playSome([ann, ben], 4);
+  const navigations = await Promise.all([ann, ben].map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
+  restarting = true;
+  await stopServer();
+  for (const page of [ann, ben]) await page.locator('[data-testid=live][data-state=reconnecting]').waitFor();
+  await startServer();
+  for (const page of [ann, ben]) await page.locator('[data-testid=live][data-state=live]').waitFor({ timeout: 15000 });
+  restarting = false;
+  clicks += await playToEnd([ann, ben]);
+  const after = await Promise.all([ann, ben].map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
+  assert.deepEqual(after, navigations, "a page reloaded");
   for (const page of [ann, ben]) await page.getByTestId("winners").waitFor();
   // The inbox lists the finished game.
   await ann.goto(base + "/");
@@ -166,6 +214,13 @@ const timings = {};
   timings.twoPlayerGame = { clicks, seconds: (Date.now() - started) / 1000 };
 }
 
-await browser.close();
+} catch (err) {
+  console.error(readFileSync(`${work}/server.log`, "utf8").slice(-4000));
+  throw err;
+} finally {
+  await browser.close();
+  await stopServer().catch(() => undefined);
+  rmSync(work, { recursive: true, force: true });
+}
 assert.deepEqual(problems, [], "console errors, page errors or dialogs");
 console.log(JSON.stringify(timings));

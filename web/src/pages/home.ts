@@ -20,7 +20,7 @@ export function signInBlock(after: () => void): HTMLElement {
       api
         .guest()
         .then((auth) => {
-          remember(auth.token, auth.account.username);
+          remember(auth.token, auth.account.username, auth.refresh_token);
           after();
         })
         .catch((err) => (note.textContent = errorText(err)));
