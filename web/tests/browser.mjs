@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import assert from "node:assert/strict";
 
 const [racko, shots] = process.argv.slice(2);
+const AXE = readFileSync(new URL("../node_modules/axe-core/axe.min.js", import.meta.url), "utf8");
 mkdirSync(shots, { recursive: true });
 const work = mkdtempSync(`${tmpdir()}/racko-web-`);
 const port = await new Promise((resolve) => {
@@ -76,11 +77,13 @@ async function tableState(page) {
     const text = (id) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null;
     const rack = {};
     for (const el of document.querySelectorAll('[data-testid^="slot-"]')) rack[el.dataset.testid.slice(5)] = el.textContent;
+    // Other racks are face down: nothing but the owner's name may be written there (R8).
+    const others = [...document.querySelectorAll(".rack.other ol")].map((ol) => ol.textContent).join("");
     const buttons = [...document.querySelectorAll("[data-testid=board] button[data-testid]")].map((b) => b.dataset.testid);
     return {
       version: document.querySelector("[data-testid=board]")?.dataset.version ?? "",
       over: !!document.querySelector("[data-testid=game-over]"),
-      discard: text("discard-top"), drawn: text("drawn"), rack, buttons,
+      discard: text("discard-top"), drawn: text("drawn"), rack, buttons, others,
     };
   });
 }
@@ -115,6 +118,7 @@ async function playSome(pages, limit) {
   let steps = 0;
   for (;;) {
     const states = await Promise.all(pages.map(tableState));
+    for (const s of states) assert.equal(s.others, "", "another rack shows a card");
     if (states.every((s) => s.over) || steps >= limit) return steps;
     const seat = states.findIndex((s) => !s.over && choose(s));
     if (seat < 0) {
@@ -134,6 +138,19 @@ async function playSome(pages, limit) {
     });
     if (++steps > MAX_STEPS) throw new Error(`no end after ${MAX_STEPS} clicks`);
   }
+}
+
+/** axe-core in the page (through the debugger, which the CSP does not govern): no serious or critical violation. */
+const scanned = [];
+async function scan(page, name) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  assert.deepEqual(violations, [], `accessibility of ${name}`);
+  scanned.push(name);
 }
 
 async function shoot(page, name) {
@@ -157,7 +174,10 @@ try {
     for (const p of body.players ?? []) if (p.computer) p.username = HOSTILE;
     await route.fulfill({ response: answer, json: body });
   });
+  await page.goto(base + "/");
+  await scan(page, "sign-in");
   await signIn(page);
+  await scan(page, "home");
   await page.fill("#target", "100");
   await page.getByTestId("vs-computer").click();
   await page.waitForURL(/\/games\//);
@@ -174,9 +194,11 @@ try {
     return mark ? Math.round(mark.startTime) : null;
   });
   timings.tableInteractiveMs = tti;
+  await scan(page, "table");
   await shoot(page, "table");
   const clicks = await playToEnd([page]);
   await page.getByTestId("winners").waitFor();
+  await scan(page, "game over");
   await shoot(page, "game-over");
   timings.soloGame = { clicks, seconds: (Date.now() - started) / 1000 };
   await page.context().close();
@@ -223,4 +245,4 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 assert.deepEqual(problems, [], "console errors, page errors or dialogs");
-console.log(JSON.stringify(timings));
+console.log(JSON.stringify({ ...timings, axeScanned: scanned }));
