@@ -201,6 +201,33 @@ try {
   await scan(page, "game over");
   await shoot(page, "game-over");
   timings.soloGame = { clicks, seconds: (Date.now() - started) / 1000 };
+  // The replay at a few seqs shows what the API answers this viewer for that seq.
+  const gameId = new URL(page.url()).pathname.split("/")[2];
+  await page.goto(`${base}/replay/${gameId}`);
+  await page.locator("[data-testid=replay][data-seq]").waitFor({ timeout: 5000 }).catch(async (err) => {
+    throw new Error(`no replay: ${await page.locator("main").textContent()}`, { cause: err });
+  });
+  const last = Number(await page.locator("#scrub").getAttribute("max"));
+  for (const seq of [1, Math.floor(last / 2), last]) {
+    await page.locator("#scrub").fill(String(seq));
+    await page.locator(`[data-testid=replay][data-seq="${seq}"]`).waitFor();
+    const expected = await page.evaluate(async ([id, seq]) => {
+      const answer = await fetch(`/v1/games/${id}/replay?seq=${seq}`, {
+        headers: { Authorization: `Bearer ${localStorage.getItem("racko.token")}` },
+      });
+      const v = (await answer.json()).table;
+      const name = (c) => !c ? "—" : c.kind === "number" ? String(c.value) : null;
+      return (v.racks ?? (v.rack ? [v.rack] : [])).map((r) => r.map((s) => `${s.slot}:${name(s.card)}`).join(" "));
+    }, [gameId, seq]);
+    const shown = await page.getByTestId("replay-rack").allTextContents();
+    assert.equal(shown.length, expected.length, `racks at seq ${seq}`);
+    shown.forEach((text, i) => {
+      // event cards and jokers are words on the page; numbers and slots must agree exactly
+      const want = expected[i].split(" ");
+      text.split(" ").forEach((cell, j) => { if (!want[j].endsWith(":null")) assert.equal(cell, want[j], `seq ${seq}`); });
+    });
+  }
+  await scan(page, "replay");
   await page.context().close();
 }
 

@@ -36,15 +36,19 @@ export function showReplay(root: HTMLElement, id: string): () => void {
     h("p", { class: "row" }, button(t("back"), () => step(-1)), h("label", { for: "scrub" }, t("step")), scrub, button(t("forward"), () => step(1))),
     board,
   );
+  let asked = 0;
   const draw = () => {
+    const mine = ++asked;
     load(id, Number(scrub.value))
       .then((r) => {
+        if (mine !== asked) return; // a later step was asked for meanwhile
         const v = r.table;
         const racks = v.racks ?? (v.rack ? [v.rack] : []);
+        board.dataset.seq = String(r.seq);
         board.replaceChildren(
           h("p", {}, `${t("step")} ${r.as_of_seq} / ${r.last_seq} · ${t("round")} ${v.round}`),
           h("p", {}, `${t("discardTop")}: ${cardText(v.discard[v.discard.length - 1])} · ${t("stock")}: ${v.stock_size}`),
-          ...racks.map((rack) => h("p", { class: "revealed" }, rack.map((s) => `${s.slot}:${cardText(s.card)}`).join(" "))),
+          ...racks.map((rack) => h("p", { class: "revealed", "data-testid": "replay-rack" }, rack.map((s) => `${s.slot}:${cardText(s.card)}`).join(" "))),
         );
       })
       .catch((err) => (note.textContent = errorText(err)));
