@@ -21,7 +21,7 @@ use crate::store::{GameRecord, Store, StoredAs};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"action": {"type": "draw"}}))]
 pub struct ActionRequest {
-    /// The game's version the client saw (its `ETag`); missing: `If-Match` or none.
+    /// The game's version the client saw (its `ETag`); missing: the `If-Match` header says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
     pub action: Action,
@@ -68,7 +68,7 @@ pub fn act(
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({}))]
 pub struct ResignRequest {
-    /// The game's version the client saw (its `ETag`); missing: `If-Match` or none.
+    /// The game's version the client saw (its `ETag`); missing: the `If-Match` header says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
 }
