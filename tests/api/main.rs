@@ -31,6 +31,7 @@ mod race;
 mod receiver;
 mod revocation;
 mod round_trips;
+mod spec_bodies;
 mod spec_examples;
 mod sse;
 mod stream_limits;

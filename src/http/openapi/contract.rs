@@ -179,7 +179,8 @@ mod tests {
     fn the_document_reads_back() {
         use utoipa::OpenApi;
         let mut doc = serde_json::to_value(super::super::ApiDoc::openapi()).expect("json");
-        let steps: [(&str, fn(&mut Value)); 4] = [
+        type Step = (&'static str, fn(&mut Value));
+        let steps: [Step; 4] = [
             ("test parts", leave_out_test_parts),
             ("seats", name_seats),
             ("slots", bound_slots),
