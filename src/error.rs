@@ -162,7 +162,7 @@ codes! {
     /// The database cannot be reached or cannot write; nothing was changed.
     StoreUnavailable = "store_unavailable",
     SettingTaken = "setting_taken",
-    /// A computer seat named at creation does not exist or is named twice (issue 12).
+    /// A computer seat named at creation does not exist or is named twice.
     InvalidComputerSeat = "invalid_computer_seat",
     /// The caller's seat has resigned: the server plays it now (R10.3).
     SeatResigned = "seat_resigned",

@@ -37,7 +37,11 @@ enum Command {
     /// Apply pending database migrations and exit.
     Migrate,
     /// Print the OpenAPI document (JSON) to stdout. Needs no database.
-    Openapi,
+    Openapi {
+        /// The document of a server in test mode (with the test clock and stacked decks).
+        #[arg(long)]
+        test_mode: bool,
+    },
     /// Verify a game export file (GET /v1/games/{id}/export of a finished game): seeds,
     /// decks, every action through the rules, scores and winners. Needs no server or database.
     /// Exit code 0: verified; 1: a discrepancy (named); 2: the file cannot be verified.
@@ -81,7 +85,7 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(cli.config).await,
-        Command::Openapi => write_stdout(&openapi::openapi_json()),
+        Command::Openapi { test_mode } => write_stdout(&openapi::openapi_json_for(test_mode)),
         Command::Verify { file } => std::process::exit(racko::audit::verify::run_cli(&file)),
         Command::Migrate => {
             let url = database_url(&cli.config);

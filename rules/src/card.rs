@@ -38,10 +38,12 @@ impl Card {
     }
 }
 
-/// A slot, named by its label 5, 10, ..., 60 (R1.2). The label is kept as given so that a bad
-/// label is a rules error (`slot_out_of_range`) rather than a parse error.
+/// A slot, named by its label 5, 10, ..., 60 (R1.2). Another label is refused with
+/// `slot_out_of_range`.
+// The label is kept as given so that a bad label is that rules error, not a parse error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = 25))]
 #[serde(transparent)]
 pub struct Slot(pub u16);
 

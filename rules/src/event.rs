@@ -57,7 +57,8 @@ pub enum ResignReason {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// A round begins (R2.1, R9.2). `seed` and `stacked` are hidden until the round has ended.
+    /// A round begins (R2.1, R9.2). `seed` is hidden until the round has ended (as is the deck
+    /// of a game in test mode).
     RoundStarted {
         round: u32,
         dealer: Seat,
@@ -115,7 +116,7 @@ pub enum Event {
     },
     /// R3.4 card swap with no effect: the named card of `with` is a joker (a joker never leaves
     /// its slot this way; then `with`, `their_slot` and `my_slot` are the drawer's choice), or
-    /// (all None) the drawer has no number card to give, which needs no choice.
+    /// (all three null) the drawer has no number card to give, which needs no choice.
     CardSwapVoid {
         seat: Seat,
         with: Option<Seat>,

@@ -31,17 +31,27 @@ pub enum BlitzMode {
     DealersChoice,
 }
 
-/// The cards in the deck (R1.4). Counts are wide integers so that a too-large count is a clear
-/// `invalid_options` error and not a parse error.
+/// The cards in the deck (R1.4). A count out of its range is refused with `invalid_options`.
+// Counts are wide integers so that a too-large count is that clear error, not a parse error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DeckCounts {
-    /// Number cards are 1..=max_number, each once.
+    /// Number cards are 1 to `max_number`, each once: at least 12 per rack and a start card
+    /// (25 for 2 players, 37 for 3, 49 for 4), at most 999.
+    #[cfg_attr(feature = "openapi", schema(minimum = 25, maximum = 999))]
     pub max_number: u16,
+    /// 0 to 99.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub jokers: u16,
+    /// 0 to 99.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub card_swaps: u16,
+    /// 0 to 99.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub skips: u16,
+    /// 0 to 99.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub rack_swaps: u16,
 }
 
@@ -131,22 +141,28 @@ pub(crate) fn count_field(card: Card) -> &'static str {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Options {
-    /// 2..=4 (R1.1); exactly 4 with `partner`.
+    /// 2 to 4 (R1.1); exactly 4 with `partner`.
+    #[cfg_attr(feature = "openapi", schema(minimum = 2, maximum = 4))]
     pub players: u8,
-    /// R7.1
+    /// Partner play (R7.1); needs 4 players.
     pub partner: bool,
-    /// R7.2
+    /// Bonus points (R7.2).
     pub bonus: bool,
-    /// R7.3
+    /// The Blitz variant (R7.3).
     pub blitz: BlitzMode,
-    /// R6.1, default 500.
+    /// The score that ends the game (R6.1): 1 to 1,000,000.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000))]
     pub target: u32,
-    /// None: the R1.4 default for the player count.
+    /// The deck's cards; null or missing: the R1.4 deck for the player count.
     pub deck: Option<DeckCounts>,
-    /// R10.1: seconds a seat has to act, [`MIN_TURN_TIME`]..=[`MAX_TURN_TIME`]; None: no
-    /// deadline. Missing from older JSON: [`DEFAULT_TURN_TIME`]; an explicit null is None.
+    /// Seconds a seat has to act (R10.1): 60 (a minute) to 2,592,000 (30 days); null: no
+    /// deadline. Missing: 259,200 (3 days).
+    // Missing from older JSON: `DEFAULT_TURN_TIME`; an explicit null is no deadline. The
+    // bounds are `MIN_TURN_TIME` and `MAX_TURN_TIME` (a test compares them with the document).
+    #[cfg_attr(feature = "openapi", schema(minimum = 60, maximum = 2_592_000))]
     pub turn_time: Option<u32>,
-    /// R10.2: a seat that runs out of time on this many turns in a row resigns (1..=20).
+    /// A seat that runs out of time on this many turns in a row resigns (R10.2): 1 to 20.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 20))]
     pub timeouts_to_resign: u8,
 }
 

@@ -29,7 +29,7 @@ pub struct GameExport {
     /// 1; a reader refuses a version it does not know.
     pub format_version: u32,
     pub game_id: Uuid,
-    /// The rules version the game was played under (`racko_rules::RULES_VERSION`).
+    /// The rules version the game was played under.
     pub rules_version: u32,
     pub options: Options,
     pub status: PublicStatus,

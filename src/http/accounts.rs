@@ -40,9 +40,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(limited("/v1/accounts/me/upgrade").route(web::post().to(upgrade)));
 }
 
-/// A username and a password. Debug leaves the password out.
+/// A username and a password.
+// Debug leaves the password out.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "alice", "password": "correct horse battery"}))]
 pub struct Credentials {
     /// 3 to 32 characters: letters, digits, `_` and `-`; not starting with `guest-`.
     #[schema(
@@ -82,6 +84,7 @@ impl Credentials {
 /// The optional body of `POST /v1/guests` (no fields yet).
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({}))]
 pub struct GuestRequest {}
 
 #[derive(Clone, Copy, Debug, Serialize, ToSchema)]
@@ -254,10 +257,13 @@ pub async fn me(user: CurrentUser) -> web::Json<AccountView> {
 }
 
 /// The body of `DELETE /v1/accounts/me`: the password of a registered account; a guest
-/// sends none (or `{}`). Debug leaves the password out.
+/// sends none (or `{}`).
+// Debug leaves the password out.
 #[derive(Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"password": "correct horse battery"}))]
 pub struct DeleteAccount {
+    /// The account's password; a guest sends none.
     #[schema(format = Password)]
     pub password: Option<String>,
 }
@@ -316,7 +322,9 @@ pub async fn revoke_tokens(
 /// Turn the signed-in guest into a registered account. The guest's sessions end (whoever held
 /// a guest token would otherwise keep the account); the answer opens a new one.
 #[utoipa::path(post, path = "/v1/accounts/me/upgrade", tag = "accounts",
-    security(("bearer" = [])), request_body = Credentials,
+    security(("bearer" = [])),
+    request_body(content = Credentials,
+        example = json!({"username": "bob", "password": "correct horse battery"})),
     responses(
         (status = 200, description = "Upgraded and signed in again", body = AuthResponse),
         (status = 409, description = "`not_a_guest`, `username_taken`"),

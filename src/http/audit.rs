@@ -173,7 +173,7 @@ pub struct AdminEventsQuery {
     pub from: Option<DateTime<Utc>>,
     /// Before this time (RFC 3339).
     pub to: Option<DateTime<Utc>>,
-    /// 1..=500, default 100.
+    /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
@@ -215,7 +215,7 @@ pub async fn admin_events(
 #[derive(Debug, Deserialize, Serialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
-    /// 1..=100, default 100.
+    /// 1 to 100, default 100.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.

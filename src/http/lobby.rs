@@ -43,7 +43,11 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/v1/games/join").route(web::post().to(join_by_code)));
 }
 
-/// Create a game; the caller takes seat 0. `stacked` decks only on a server in test mode.
+/// Create a game; the caller takes seat 0.
+///
+/// Beyond each field's own bounds, the options are checked together (`invalid_options`):
+/// `partner` needs 4 players, and a deck's `max_number` is at least 12 per rack and a start
+/// card. Computer seats are 1 to `players` - 1, each named once (`invalid_computer_seat`).
 #[utoipa::path(post, path = "/v1/games", tag = "lobby", request_body = CreateGame,
     params(IdempotencyKeyHeader),
     security(("bearer" = [])),
@@ -248,7 +252,7 @@ pub struct ListQuery {
     pub status: Option<ListStatus>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<GameCursor>,
-    /// 1..=100, default 20.
+    /// 1 to 100, default 20.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }
@@ -301,7 +305,7 @@ pub struct MyGamesQuery {
     pub sort: Option<MySort>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<GameCursor>,
-    /// 1..=100, default 20.
+    /// 1 to 100, default 20.
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }

@@ -2,6 +2,9 @@
 //! database, served at `/openapi.json`, browsable offline at `/docs/`, and committed as
 //! `openapi/openapi.json` (a test keeps the two equal).
 //!
+//! The public document leaves the test-only parts out (the test clock, stacked decks); a server
+//! in test mode serves them too (`racko openapi --test-mode` prints that one).
+//!
 //! To document a new handler, add its path to `paths(...)` below; schemas referenced by it are
 //! collected automatically, and every 4XX/5XX answer gets the `Problem` body.
 
@@ -19,7 +22,9 @@ use utoipa::{
 };
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
-use crate::{error::Code, http, http::problem::Problem, service};
+use crate::{app::AppState, error::Code, http, http::problem::Problem, service};
+
+mod contract;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -82,25 +87,36 @@ use crate::{error::Code, http, http::problem::Problem, service};
         service::lists::MySort
     )),
     modifiers(&Platform),
+    // In the order a client meets them: playing first, the main use.
     tags(
-        (name = "accounts", description = "Accounts, guests and tokens"),
-        (name = "audit", description = "Replay, export and verification of games; admin audit queries"),
-        (name = "lobby", description = "Creating, joining and leaving games; the lobby and the inbox"),
-        (name = "notifications", description = "Server-Sent Events of a game's log and of the account feed; the feed as a long-polled page; webhooks"),
-        (name = "ops", description = "Health, readiness and metrics"),
         (name = "play", description = "A game as the caller sees it, actions and the event log"),
+        (name = "lobby", description = "Creating, joining and leaving games; the lobby and the inbox"),
+        (name = "accounts", description = "Accounts, guests and tokens"),
+        (name = "notifications", description = "Server-Sent Events of a game's log and of the account feed; the feed as a long-polled page; webhooks"),
+        (name = "audit", description = "Replay, export and verification of games; admin audit queries"),
+        (name = "ops", description = "Health, readiness and metrics"),
     )
 )]
-struct ApiDoc;
+pub(crate) struct ApiDoc;
 
-/// The document served and committed.
+/// The public document: served by a server not in test mode, and committed.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    openapi_for(false)
+}
+
+/// The document a server serves: `test_mode` adds the test-only parts.
+pub fn openapi_for(test_mode: bool) -> utoipa::openapi::OpenApi {
+    contract::finish(ApiDoc::openapi(), test_mode)
 }
 
 /// The pretty JSON form of [`openapi`] with a trailing newline (what `racko openapi` prints).
 pub fn openapi_json() -> String {
-    let mut text = openapi()
+    openapi_json_for(false)
+}
+
+/// The pretty JSON form of [`openapi_for`] with a trailing newline.
+pub fn openapi_json_for(test_mode: bool) -> String {
+    let mut text = openapi_for(test_mode)
         .to_pretty_json()
         .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     text.push('\n');
@@ -118,11 +134,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 /// Built once: the same bytes as `racko openapi` and the committed file.
 static SPEC: LazyLock<String> = LazyLock::new(openapi_json);
+/// Built once, by a server in test mode only.
+static TEST_SPEC: LazyLock<String> = LazyLock::new(|| openapi_json_for(true));
 
-async fn spec() -> HttpResponse {
+async fn spec(state: web::Data<AppState>) -> HttpResponse {
+    let body = if state.config.test_mode {
+        TEST_SPEC.as_str()
+    } else {
+        SPEC.as_str()
+    };
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(SPEC.as_str())
+        .body(body)
 }
 
 async fn docs_redirect() -> HttpResponse {
@@ -136,10 +159,6 @@ const PROBLEM_JSON: &str = "application/problem+json";
 /// Tagged enums whose every variant refuses unknown fields (serde `deny_unknown_fields`);
 /// utoipa does not say so for an enum's variants, so [`Platform`] does.
 const CLOSED_ONE_OFS: &[&str] = &["Action"];
-
-/// Integer components whose Rust type is narrower than utoipa says (it gives `u8` and `u16`
-/// only `minimum: 0`): a larger value is refused by the JSON parser (422 `invalid_body`).
-const INTEGER_MAXIMA: &[(&str, u64)] = &[("u8", u8::MAX as u64), ("Slot", u16::MAX as u64)];
 
 /// Tagged enums (serde `tag`) and the property that holds their tag. Each variant becomes a
 /// component of its own, named after its tag and the union (`draw` of `Action` is `DrawAction`),
@@ -162,18 +181,13 @@ const TAGGED_UNIONS: &[(&str, &str, &str)] = &[
 const METRICS_PATH: &str = "/metrics";
 
 /// Adds the bearer scheme and the Problem body on every error answer of every operation,
-/// closes the variants of [`CLOSED_ONE_OFS`], bounds the [`INTEGER_MAXIMA`], names the variants
+/// closes the variants of [`CLOSED_ONE_OFS`], names the variants
 /// of the [`TAGGED_UNIONS`], and smooths what generators warn about (see [`for_generators`]).
 struct Platform;
 
 impl Modify for Platform {
     fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
         let components = api.components.get_or_insert_with(Default::default);
-        for (name, maximum) in INTEGER_MAXIMA {
-            if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(*name) {
-                object.maximum = Some(utoipa::Number::UInt(*maximum as usize));
-            }
-        }
         for name in CLOSED_ONE_OFS {
             if let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut(*name) {
                 for variant in &mut one_of.items {
@@ -471,11 +485,17 @@ mod tests {
     }
 
     #[test]
-    fn narrow_integers_are_bounded() {
+    fn seats_and_slots_are_bounded() {
         let json = serde_json::to_value(openapi()).expect("json");
         let schemas = &json["components"]["schemas"];
-        assert_eq!(schemas["u8"]["maximum"], 255);
-        assert_eq!(schemas["Slot"]["maximum"], 65535);
+        assert!(
+            schemas.get("u8").is_none(),
+            "no schema named after a Rust type"
+        );
+        assert_eq!(schemas["Seat"]["maximum"], 3);
+        assert_eq!(schemas["Slot"]["minimum"], 5);
+        assert_eq!(schemas["Slot"]["maximum"], 60);
+        assert_eq!(schemas["Slot"]["multipleOf"], 5);
     }
 
     #[test]

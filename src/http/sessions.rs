@@ -53,6 +53,9 @@ fn device(state: &AppState, req: &HttpRequest) -> Device {
 // Debug by hand, without the token.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "refresh_token": "rt1_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+}))]
 pub struct RefreshRequest {
     /// The refresh token of the last sign-in or refresh; spent by this request.
     #[schema(
@@ -187,7 +190,7 @@ pub async fn end_session(
 /// Open a session for a token issued before sessions existed.
 ///
 /// Tokens from before this server version name no session; they are accepted until they
-/// expire (30 days after issue at most). Such a token, sent here, opens a session for its
+/// expire (at most 30 days after they were issued). Such a token, sent here, opens a session for its
 /// device: the answer carries a refresh token, so the account (a guest's too) lives on past
 /// the old token. A token that already belongs to a session is refused: refresh instead.
 #[utoipa::path(post, path = "/v1/accounts/me/sessions", tag = "accounts",

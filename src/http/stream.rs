@@ -132,10 +132,10 @@ pub struct FeedQuery {
     /// Items with a seq above this (default 0: from the start).
     #[param(minimum = 0)]
     pub after: Option<i64>,
-    /// 1..=500, default 100.
+    /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-    /// Long-poll: when there is no item yet, wait up to this many seconds for one (0..=60,
+    /// Long-poll: when there is no item yet, wait up to this many seconds for one (0 to 60,
     /// default 0).
     #[param(minimum = 0, maximum = 60)]
     pub wait: Option<u64>,

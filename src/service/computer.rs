@@ -16,8 +16,10 @@ use crate::store::SeatRecord;
 /// A seat a game is created with, played by the computer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"seat": 1, "level": "basic"}))]
 pub struct ComputerSeat {
-    /// 1 .. players - 1 (the creator sits at seat 0).
+    /// 1 to `players` - 1 (the creator sits at seat 0).
+    #[schema(minimum = 1, maximum = 3, value_type = u8)]
     pub seat: Seat,
     pub level: Level,
 }

@@ -15,6 +15,7 @@ use crate::store::{GameQuery, GameRecord, Store, StoreError, UpdateError};
 /// Accounts to invite to a game.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({ "usernames": ["bob"] }))]
 pub struct Invitations {
     /// Usernames (case does not matter). Accounts already invited or seated are left as they
     /// are; the game invites at most 6 in all.

@@ -29,17 +29,23 @@ use crate::store::{
     Visibility,
 };
 
+/// A new game: its options and the seats the computer plays.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "options": {"players": 2, "target": 500, "turn_time": 259_200},
+    "computer": [{"seat": 1, "level": "basic"}]
+}))]
 pub struct CreateGame {
     #[serde(default)]
     pub options: Options,
     /// Test mode only: the deck of round 1, 2, … in order (later rounds are shuffled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stacked: Option<Vec<StackedDeck>>,
-    /// Seats the computer plays (issue 12); when they fill the table the game starts at once,
-    /// so one person can play alone.
+    /// Seats the computer plays, each named once; when they fill the table the game starts at
+    /// once, so one person can play alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 3)]
     pub computer: Vec<ComputerSeat>,
     /// Who may find and join the game: `public` (listed in the lobby; anyone joins by id or
     /// invite code), `unlisted` (not listed; joined with the invite code, or a link holding
@@ -61,9 +67,17 @@ pub struct CreateGame {
     pub invite: Vec<String>,
 }
 
+/// The invite code a player passed on.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"invite_code": "K7QM2XPD"}))]
 pub struct JoinByCode {
+    /// 8 letters and digits (no I, L, O, 0 or 1); case and surrounding spaces do not matter.
+    #[schema(
+        min_length = 8,
+        max_length = 64,
+        pattern = "^\\s*[A-HJKMNP-Za-hjkmnp-z2-9]{8}\\s*$"
+    )]
     pub invite_code: String,
 }
 

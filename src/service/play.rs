@@ -19,7 +19,9 @@ use crate::store::{GameRecord, Store, StoredAs};
 /// An action with the version of the game the client saw (or send it as `If-Match`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"action": {"type": "draw"}}))]
 pub struct ActionRequest {
+    /// The game's version the client saw (its `ETag`); missing: the `If-Match` header says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
     pub action: Action,
@@ -65,7 +67,9 @@ pub fn act(
 /// The version the client saw, for a resignation (or send it as `If-Match`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({}))]
 pub struct ResignRequest {
+    /// The game's version the client saw (its `ETag`); missing: the `If-Match` header says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
 }

@@ -39,7 +39,7 @@ pub struct PlayerView {
     pub awaiting: bool,
     /// R10.1: when the awaited seat's turn time runs out (the server then moves for it).
     pub deadline: Option<DateTime<Utc>>,
-    /// The level of the computer that plays this seat (issue 12); None for a person.
+    /// The level of the computer that plays this seat; null for a person.
     pub computer: Option<Level>,
 }
 

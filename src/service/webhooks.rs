@@ -24,6 +24,34 @@ pub const KINDS: &[&str] = &[
     "game_cancelled",
     "webhook_disabled",
 ];
+/// A kind of feed item an endpoint may ask for.
+// The names of `KINDS`, for the document (a test keeps the two equal).
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FeedKind {
+    YourTurn,
+    DeadlineNear,
+    GameStarted,
+    PlayerJoined,
+    PlayerLeft,
+    GameFinished,
+    GameCancelled,
+    WebhookDisabled,
+}
+
+impl FeedKind {
+    pub const ALL: [FeedKind; 8] = [
+        FeedKind::YourTurn,
+        FeedKind::DeadlineNear,
+        FeedKind::GameStarted,
+        FeedKind::PlayerJoined,
+        FeedKind::PlayerLeft,
+        FeedKind::GameFinished,
+        FeedKind::GameCancelled,
+        FeedKind::WebhookDisabled,
+    ];
+}
+
 /// Endpoints per account.
 pub const MAX_ENDPOINTS: usize = 10;
 /// Longest URL accepted.
@@ -31,13 +59,23 @@ const MAX_URL: usize = 2000;
 /// Deliveries shown in the log.
 const LOG_LIMIT: i64 = 100;
 
+/// An endpoint to register.
 #[derive(Clone, Debug, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://example.com/racko-hook", "kinds": ["your_turn", "game_finished"]}))]
 pub struct WebhookRequest {
-    /// Where to POST: http or https, not resolving to an internal address.
+    /// Where to POST: http or https, at most 2000 characters, no credentials, not resolving to
+    /// an internal address.
+    #[schema(
+        format = "uri",
+        min_length = 8,
+        max_length = 2000,
+        pattern = "^[Hh][Tt][Tt][Pp][Ss]?://"
+    )]
     pub url: String,
-    /// Feed kinds to deliver (default: all).
+    /// Feed kinds to deliver; empty or missing: all.
     #[serde(default)]
+    #[schema(inline, value_type = Vec<FeedKind>)]
     pub kinds: Vec<String>,
 }
 
@@ -195,4 +233,24 @@ pub fn deliveries(store: &Store, caller: &Caller, id: Uuid) -> Result<DeliveryLo
         })
         .collect();
     Ok(DeliveryLog { deliveries })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document's kinds are the kinds the server accepts.
+    #[test]
+    fn feed_kinds_are_the_accepted_kinds() {
+        let names: Vec<String> = FeedKind::ALL
+            .iter()
+            .map(|k| {
+                serde_json::to_value(k)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+            })
+            .map(Option::unwrap_or_default)
+            .collect();
+        assert_eq!(names, KINDS);
+    }
 }

@@ -32,6 +32,8 @@ mod receiver;
 mod revocation;
 mod round_trips;
 mod sessions;
+mod spec_bodies;
+mod spec_examples;
 mod sse;
 mod stream_limits;
 mod stream_sockets;

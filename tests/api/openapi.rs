@@ -21,16 +21,40 @@ fn committed_spec_matches_the_code() {
 
 both_stores!(
     openapi_json_is_served,
+    a_public_server_serves_the_public_document,
     docs_serve_swagger_ui_offline,
     every_documented_operation_is_routed,
 );
 
+/// A test server is in test mode: its document has the test-only parts.
 async fn openapi_json_is_served(app: TestApp) {
     let served = json_body(app.get("/openapi.json", None).await, StatusCode::OK).await;
-    let generated = serde_json::to_value(racko::http::openapi::openapi()).expect("json");
+    let generated = serde_json::to_value(racko::http::openapi::openapi_for(true)).expect("json");
     assert_eq!(served, generated);
+    assert!(served["paths"]["/v1/test/clock"].is_object());
+    assert!(served["components"]["schemas"]["StackedDeck"].is_object());
+    assert!(served["components"]["schemas"]["CreateGame"]["properties"]["stacked"].is_object());
     let res = app.post_json("/openapi.json", None, &json!({})).await;
     assert_problem(res, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
+}
+
+/// Not in test mode: the committed document, without the test clock or stacked decks.
+async fn a_public_server_serves_the_public_document(app: TestApp) {
+    let public = crate::common::app::spawn_app_with(app.backend, |c| c.test_mode = false).await;
+    let served = json_body(public.get("/openapi.json", None).await, StatusCode::OK).await;
+    let committed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(COMMITTED).unwrap_or_default())
+            .expect("the committed document is JSON");
+    assert_eq!(served, committed);
+    assert!(served["paths"].get("/v1/test/clock").is_none());
+    for name in ["ClockAdvance", "ClockNow", "StackedDeck"] {
+        assert!(
+            served["components"]["schemas"].get(name).is_none(),
+            "{name}"
+        );
+    }
+    let create = &served["components"]["schemas"]["CreateGame"]["properties"];
+    assert!(create.get("stacked").is_none());
 }
 
 async fn docs_serve_swagger_ui_offline(app: TestApp) {
