@@ -44,7 +44,7 @@ fn silent_get(server: SocketAddr, source: Ipv4Addr, path: &str, token: &str) -> 
     (socket, port)
 }
 
-/// The server side of the connections from `clients` that the kernel still holds: how many,
+/// The established server side of the connections from `clients`: how many,
 /// and the bytes queued for sending (`tx_queue` of /proc/net/tcp), all and the largest.
 fn server_side(port: u16, clients: &HashSet<u16>) -> (usize, u64, u64) {
     let text = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
@@ -56,6 +56,10 @@ fn server_side(port: u16, clients: &HashSet<u16>) -> (usize, u64, u64) {
         else {
             continue;
         };
+        // Established only: a closed connection of the same ports may linger (TIME_WAIT).
+        if fields.get(3) != Some(&"01") {
+            continue;
+        }
         let port_of = |a: &str| {
             a.split(':')
                 .nth(1)
