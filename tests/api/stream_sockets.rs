@@ -65,7 +65,13 @@ fn server_side(port: u16, clients: &HashSet<u16>) -> (usize, u64, u64) {
                 .nth(1)
                 .and_then(|p| u16::from_str_radix(p, 16).ok())
         };
-        if port_of(local) != Some(port) || !port_of(remote).is_some_and(|p| clients.contains(&p)) {
+        // Both ends on 127.0.0.1 (0100007F): other tests' clients come from other addresses.
+        let loopback = |a: &str| a.starts_with("0100007F:");
+        if !loopback(local)
+            || !loopback(remote)
+            || port_of(local) != Some(port)
+            || !port_of(remote).is_some_and(|p| clients.contains(&p))
+        {
             continue;
         }
         let queued = queues
@@ -132,7 +138,8 @@ async fn non_reading_clients_hold_bounded_kernel_memory_and_are_dropped(backend:
         "a log of {} B proves nothing",
         log.len()
     );
-    assert_eq!(count, 200, "every stream is open at first");
+    // At least the 200 (a connection of another test may share a pair of ports for a moment).
+    assert!(count >= 200, "every stream is open at first: {count}");
     assert!(largest <= 64 * 1024, "{largest} B on one socket");
     assert!(total <= 200 * 64 * 1024, "{total} B in all");
 
