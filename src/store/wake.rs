@@ -85,13 +85,7 @@ pub(super) fn announce_account_change(
     conn: &mut AnyConnection,
     id: uuid::Uuid,
 ) -> Result<(), StoreError> {
-    if let AnyConnection::Pg(pg) = conn {
-        diesel::sql_query("SELECT pg_notify($1, $2)")
-            .bind::<Text, _>(CHANNEL)
-            .bind::<Text, _>(super::signed_in::payload(id))
-            .execute(pg)?;
-    }
-    Ok(())
+    announce(conn, &super::signed_in::payload(id))
 }
 
 /// As [`announce_account_change`], and every process also lets go of what it keeps of games
@@ -100,10 +94,15 @@ pub(super) fn announce_names_changed(
     conn: &mut AnyConnection,
     id: uuid::Uuid,
 ) -> Result<(), StoreError> {
+    announce(conn, &super::signed_in::names_payload(id))
+}
+
+/// `payload` on the wake-up channel, sent at the commit of the caller's transaction.
+fn announce(conn: &mut AnyConnection, payload: &str) -> Result<(), StoreError> {
     if let AnyConnection::Pg(pg) = conn {
         diesel::sql_query("SELECT pg_notify($1, $2)")
             .bind::<Text, _>(CHANNEL)
-            .bind::<Text, _>(super::signed_in::names_payload(id))
+            .bind::<Text, _>(payload)
             .execute(pg)?;
     }
     Ok(())
