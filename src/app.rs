@@ -102,6 +102,11 @@ impl Application {
                 ),
             },
         ));
+        actix_web::rt::spawn(crate::push::run(
+            store.clone(),
+            config.clone(),
+            metrics.clone(),
+        ));
         actix_web::rt::spawn(crate::sweeper::run(
             store.clone(),
             config.sweep_every,

@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+mod push;
 mod secret;
 mod streams;
 mod webhooks;
+pub use push::{ApnsKey, PushArgs, PushConfig};
 pub use secret::{strength, Secret, Strength, MIN_SECRET_BITS};
 pub use streams::StreamLimits;
 pub use webhooks::{HostLookup, SystemLookup, WebhookLookup};
@@ -198,6 +200,8 @@ pub struct ConfigArgs {
         value_parser = clap::value_parser!(u64).range(1..=3600)
     )]
     pub stream_drop_after_secs: u64,
+    #[command(flatten)]
+    pub push: PushArgs,
 }
 
 /// A day: longer than any client's retry loop, short enough that the keys do not pile up.
@@ -298,6 +302,7 @@ pub struct Config {
     pub reminder_lead: Duration,
     /// Bounds on open streams and long-polls.
     pub stream_limits: StreamLimits,
+    pub push: PushConfig,
 }
 
 impl Config {
@@ -339,6 +344,7 @@ impl Config {
                 total: streams::default_total(),
                 drop_after: Duration::from_secs(60),
             },
+            push: PushConfig::default(),
         }
     }
 
@@ -367,6 +373,7 @@ impl Config {
             idempotency_ttl: Duration::from_secs(args.idempotency_ttl_secs),
             webhooks_allow_private: args.webhooks_allow_private,
             webhook_timeout: Duration::from_secs(args.webhook_timeout_secs),
+            push: args.push.into_config(),
             reminder_lead: Duration::from_secs(args.reminder_lead_secs),
             stream_limits: StreamLimits {
                 per_account: args.streams_per_account.max(1),
@@ -683,6 +690,7 @@ mod tests {
             streams_per_address: 64,
             streams_max: None,
             stream_drop_after_secs: 60,
+            push: PushArgs::default(),
         }
     }
 

@@ -130,6 +130,12 @@ codes! {
     WebhookAddressRefused = "webhook_address_refused",
     InvalidWebhookKind = "invalid_webhook_kind",
     TooManyWebhooks = "too_many_webhooks",
+    // Push devices.
+    DeviceNotFound = "device_not_found",
+    InvalidDevice = "invalid_device",
+    DeviceAddressRefused = "device_address_refused",
+    TooManyDevices = "too_many_devices",
+    PushNotConfigured = "push_not_configured",
     // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

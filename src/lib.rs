@@ -15,6 +15,7 @@ pub mod http;
 pub mod malloc;
 pub mod metrics;
 pub mod notify;
+pub mod push;
 pub mod service;
 pub mod store;
 pub mod sweeper;

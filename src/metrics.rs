@@ -184,6 +184,11 @@ impl Metrics {
         g.sweeper_lag.set(age(now.backlog.oldest_overdue));
     }
 
+    /// For series kept by other parts (the push worker's).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     /// The Prometheus text exposition format.
     pub fn render(&self) -> Result<String, prometheus::Error> {
         let mut out = Vec::new();

@@ -194,6 +194,25 @@ pub fn entry(code: Code) -> Entry {
             "Use a publicly reachable URL.",
         ),
         InvalidWebhookKind => ("An event kind named is not one webhooks send.", FIX),
+        DeviceNotFound => ("No such push device, or not the caller's.", NONE),
+        InvalidDevice => (
+            "The device is not one the server can push to: a field is missing, too long or \
+             malformed for its provider; `detail` names it.",
+            FIX,
+        ),
+        DeviceAddressRefused => (
+            "The Web Push endpoint points at an address the server does not call (loopback, \
+             private, link-local or another special-purpose range).",
+            "Subscribe through the browser's own push service.",
+        ),
+        TooManyDevices => (
+            "The account has as many push devices as allowed.",
+            "Delete one before adding another.",
+        ),
+        PushNotConfigured => (
+            "This server has no key for that push provider.",
+            "Ask the operator to configure it, or use another provider.",
+        ),
         TooManyWebhooks => (
             "The account has as many webhooks as allowed.",
             "Delete one before adding another.",

@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod audit;
 pub mod clock;
 pub mod cors;
+pub mod devices;
 pub mod errors;
 pub mod extract;
 pub mod games;
@@ -32,6 +33,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     games::configure(cfg);
     stream::configure(cfg);
     webhooks::configure(cfg);
+    devices::configure(cfg);
     lobby::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);

@@ -50,9 +50,8 @@ pub fn status(code: Code) -> StatusCode {
         Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled => {
             StatusCode::FORBIDDEN
         }
-        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound => {
-            StatusCode::NOT_FOUND
-        }
+        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound
+        | DeviceNotFound | PushNotConfigured => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -60,12 +59,14 @@ pub fn status(code: Code) -> StatusCode {
         | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
         | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
         | SettingTaken | UnknownRulesVersion | TooManyWebhooks | TooManyInvitations
-        | SeatResigned => StatusCode::CONFLICT,
+        | TooManyDevices | SeatResigned => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
         UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         InvalidBody
+        | InvalidDevice
+        | DeviceAddressRefused
         | InvalidUsername
         | InvalidPassword
         | IdempotencyKeyReused

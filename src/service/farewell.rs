@@ -1,7 +1,8 @@
 //! Leaving for good (issue 11.6): the account's games, before its name is erased
 //! (`accounts::delete_account`). Every change goes through the game's one write path, as
 //! the player's own request would: resigning an active game (R10.3), leaving an open one
-//! (the creator leaving cancels it). Its webhook endpoints go too: nobody is left to receive.
+//! (the creator leaving cancels it). Its webhook endpoints and push devices go too: nobody is
+//! left to receive.
 
 use uuid::Uuid;
 
@@ -17,6 +18,12 @@ use crate::store::{GameQuery, GameStatus, Store, StoreError};
 pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceError> {
     for endpoint in store.webhooks(caller.id)? {
         match store.delete_webhook(caller.id, endpoint.id) {
+            Err(StoreError::NotFound) => {}
+            result => result?,
+        }
+    }
+    for device in store.devices(caller.id)? {
+        match store.delete_device(caller.id, device.id) {
             Err(StoreError::NotFound) => {}
             result => result?,
         }

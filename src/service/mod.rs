@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod computer;
+pub mod devices;
 pub mod due;
 pub mod farewell;
 pub mod feed;

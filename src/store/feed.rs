@@ -52,7 +52,7 @@ struct FeedRow {
 }
 
 /// Appends `items` about the game as `written`, in the caller's transaction, with their
-/// webhook outbox rows; returns a wake-up per account (its new last seq).
+/// webhook and push outbox rows; returns a wake-up per account (its new last seq).
 pub(super) fn append(
     conn: &mut AnyConnection,
     written: &GameRecord,
@@ -86,6 +86,7 @@ pub(super) fn append_about(
             .returning(account_feed_heads::last_seq)
             .get_result(conn)?;
         let endpoints = super::webhooks::enabled_endpoints(conn, &id)?;
+        let devices = super::devices::wanting(conn, &id)?;
         for (seq, item) in (last - n + 1..).zip(items) {
             let row = FeedRow {
                 account_id: id.clone(),
@@ -101,6 +102,7 @@ pub(super) fn append_about(
                 .execute(conn)?;
             let stored = row.into_record()?;
             super::webhooks::enqueue(conn, &endpoints, &stored)?;
+            super::devices::enqueue(conn, &devices, &stored)?;
         }
         wakes.push(Wake {
             topic: Topic::Account(account),

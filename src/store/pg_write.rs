@@ -167,6 +167,7 @@ impl Parts {
             (self.changed_seats, CHANGED_SEATS),
             (self.new_seats, NEW_SEATS),
             (self.feed, FEED),
+            (self.feed, super::devices::PG_ENQUEUE),
             (self.idempotency, IDEMPOTENCY),
         ] {
             if on {

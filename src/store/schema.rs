@@ -144,6 +144,45 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    push_devices (id) {
+        id -> Text,
+        account_id -> Text,
+        provider -> Text,
+        address -> Text,
+        p256dh -> Nullable<Text>,
+        auth -> Nullable<Text>,
+        topic -> Nullable<Text>,
+        sandbox -> Bool,
+        kinds -> Text,
+        language -> Text,
+        quiet_from -> Nullable<Integer>,
+        quiet_until -> Nullable<Integer>,
+        utc_offset -> Integer,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    push_outbox (id) {
+        id -> Text,
+        device_id -> Text,
+        feed_seq -> BigInt,
+        kind -> Text,
+        game_id -> Nullable<Text>,
+        body -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_at -> Timestamp,
+        claimed_until -> Nullable<Timestamp>,
+        last_status -> Nullable<Integer>,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::joinable!(push_outbox -> push_devices (device_id));
 diesel::joinable!(sessions -> accounts (account_id));
 diesel::joinable!(webhook_outbox -> webhook_endpoints (endpoint_id));
 diesel::joinable!(game_seats -> games (game_id));
@@ -161,4 +200,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_endpoints,
     webhook_outbox,
     sessions,
+    push_devices,
+    push_outbox,
 );

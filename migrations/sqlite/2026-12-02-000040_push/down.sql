@@ -1,0 +1,2 @@
+DROP TABLE push_outbox;
+DROP TABLE push_devices;

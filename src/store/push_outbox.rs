@@ -1,0 +1,234 @@
+//! The sending side of the push outbox: any server process claims due rows with a lease
+//! (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so processes claim side by side without waiting
+//! for each other; the write lock on SQLite), so a process that dies mid-send leaves them to
+//! another after the lease; and records each attempt. A device the provider reports gone is
+//! deleted with its rows.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text, Timestamp};
+
+use super::conn::AnyConnection;
+use super::devices::{Device, DeviceRow};
+use super::rows::{from_json, utc};
+use super::schema::{game_seats, push_devices as pd, push_outbox as po};
+use super::{Store, StoreError};
+
+/// A push claimed by this process, with what it needs to send it.
+#[derive(Clone, Debug)]
+pub struct ClaimedPush {
+    pub id: String,
+    pub device: Device,
+    /// The feed item (see `devices::body`).
+    pub body: serde_json::Value,
+    pub attempts: i32,
+    pub created_at: DateTime<Utc>,
+    /// The deadline of the account's seat in the game, if it has one: the push expires then.
+    pub deadline: Option<DateTime<Utc>>,
+}
+
+/// How an attempt went.
+#[derive(Clone, Debug)]
+pub enum PushAttempt {
+    Delivered {
+        status: u16,
+    },
+    /// `retry_at` None: the retries are over (or the provider refused it for good).
+    Failed {
+        status: Option<u16>,
+        error: String,
+        retry_at: Option<DateTime<Utc>>,
+    },
+    /// Not sent now (quiet hours): tried again at `at`, the attempt not counted.
+    Deferred {
+        at: DateTime<Utc>,
+    },
+    /// The provider says the device no longer exists: it is deleted, with its rows.
+    Gone,
+}
+
+#[derive(QueryableByName)]
+struct ClaimedId {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+/// A newer push of the same kind about the same game replaces an unsent older one.
+const COLLAPSE: &str = "UPDATE push_outbox SET status = 'collapsed', finished_at = $1 \
+     WHERE status = 'pending' AND kind IN ('your_turn', 'deadline_near') \
+       AND (claimed_until IS NULL OR claimed_until < $1) AND EXISTS ( \
+         SELECT 1 FROM push_outbox n WHERE n.device_id = push_outbox.device_id \
+           AND n.game_id = push_outbox.game_id AND n.kind = push_outbox.kind \
+           AND n.feed_seq > push_outbox.feed_seq)";
+
+const CLAIM_PG: &str = "UPDATE push_outbox SET claimed_until = $1 WHERE id IN ( \
+       SELECT id FROM push_outbox WHERE status = 'pending' AND next_at <= $2 \
+         AND (claimed_until IS NULL OR claimed_until < $2) \
+       ORDER BY next_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+     RETURNING id";
+
+/// One writer at a time (the write lock): claims already take turns.
+const CLAIM_SQLITE: &str = "UPDATE push_outbox SET claimed_until = ? WHERE id IN ( \
+       SELECT id FROM push_outbox WHERE status = 'pending' AND next_at <= ? \
+         AND (claimed_until IS NULL OR claimed_until < ?) \
+       ORDER BY next_at, id LIMIT ?) \
+     RETURNING id";
+
+fn claim(
+    conn: &mut AnyConnection,
+    now: NaiveDateTime,
+    until: NaiveDateTime,
+    limit: i64,
+) -> Result<Vec<ClaimedPush>, StoreError> {
+    let ids: Vec<ClaimedId> = match conn {
+        AnyConnection::Pg(pg) => {
+            diesel::sql_query(COLLAPSE)
+                .bind::<Timestamp, _>(now)
+                .execute(pg)?;
+            diesel::sql_query(CLAIM_PG)
+                .bind::<Timestamp, _>(until)
+                .bind::<Timestamp, _>(now)
+                .bind::<BigInt, _>(limit)
+                .load(pg)?
+        }
+        AnyConnection::Sqlite(lite) => {
+            diesel::sql_query(COLLAPSE.replace("$1", "?1"))
+                .bind::<Timestamp, _>(now)
+                .execute(lite)?;
+            diesel::sql_query(CLAIM_SQLITE)
+                .bind::<Timestamp, _>(until)
+                .bind::<Timestamp, _>(now)
+                .bind::<Timestamp, _>(now)
+                .bind::<BigInt, _>(limit)
+                .load(lite)?
+        }
+    };
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = ids.into_iter().map(|c| c.id).collect();
+    let rows = po::table
+        .inner_join(pd::table)
+        .filter(po::id.eq_any(&ids))
+        .select((
+            po::id,
+            po::body,
+            po::attempts,
+            po::created_at,
+            po::game_id,
+            pd::all_columns,
+        ))
+        .load::<(
+            String,
+            String,
+            i32,
+            NaiveDateTime,
+            Option<String>,
+            DeviceRow,
+        )>(conn)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (id, body, attempts, created, game, device) in rows {
+        let device = device.into_record()?;
+        let deadline = match game {
+            Some(game) => game_seats::table
+                .filter(game_seats::game_id.eq(game))
+                .filter(game_seats::account_id.eq(device.device.account_id.to_string()))
+                .select(game_seats::deadline)
+                .first::<Option<NaiveDateTime>>(conn)
+                .optional()?
+                .flatten()
+                .map(utc),
+            None => None,
+        };
+        out.push(ClaimedPush {
+            id,
+            device,
+            body: from_json("push body", &body)?,
+            attempts,
+            created_at: utc(created),
+            deadline,
+        });
+    }
+    Ok(out)
+}
+
+fn finish(
+    conn: &mut AnyConnection,
+    claimed: &ClaimedPush,
+    attempt: &PushAttempt,
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let row = po::table.find(&claimed.id);
+    let (status, code, error, next, counted) = match attempt {
+        PushAttempt::Delivered { status } => ("delivered", Some(*status), None, None, 1),
+        PushAttempt::Failed {
+            status,
+            error,
+            retry_at,
+        } => (
+            if retry_at.is_some() {
+                "pending"
+            } else {
+                "failed"
+            },
+            *status,
+            Some(error.clone()),
+            retry_at.map(|r| r.naive_utc()),
+            1,
+        ),
+        PushAttempt::Deferred { at } => ("pending", None, None, Some(at.naive_utc()), 0),
+        PushAttempt::Gone => {
+            let device = claimed.device.id.to_string();
+            diesel::delete(po::table.filter(po::device_id.eq(&device))).execute(conn)?;
+            diesel::delete(pd::table.find(&device)).execute(conn)?;
+            return Ok(());
+        }
+    };
+    diesel::update(row)
+        .set((
+            po::status.eq(status),
+            po::attempts.eq(po::attempts + counted),
+            po::last_status.eq(code.map(i32::from)),
+            po::last_error.eq(error),
+            po::claimed_until.eq(None::<NaiveDateTime>),
+            po::next_at.eq(next.unwrap_or(now)),
+            po::finished_at.eq(next.is_none().then_some(now)),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+impl Store {
+    /// Claims up to `limit` pushes due at `now`, holding them until `until` (the lease).
+    pub fn claim_pushes(
+        &self,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<ClaimedPush>, StoreError> {
+        self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit))
+    }
+
+    /// Records how an attempt at `claimed` went.
+    pub fn finish_push(
+        &self,
+        claimed: &ClaimedPush,
+        attempt: &PushAttempt,
+    ) -> Result<(), StoreError> {
+        let now = super::now().naive_utc();
+        self.write(|conn| finish(conn, claimed, attempt, now))
+    }
+}
+
+impl Store {
+    /// Pending pushes, and when the oldest of them was made.
+    pub fn push_backlog(&self) -> Result<(i64, Option<DateTime<Utc>>), StoreError> {
+        self.read(|conn| {
+            let (n, oldest) = po::table
+                .filter(po::status.eq("pending"))
+                .select((diesel::dsl::count_star(), diesel::dsl::min(po::created_at)))
+                .first::<(i64, Option<NaiveDateTime>)>(conn)?;
+            Ok((n, oldest.map(utc)))
+        })
+    }
+}
