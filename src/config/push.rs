@@ -13,7 +13,7 @@ pub const APNS_URL: &str = "https://api.push.apple.com";
 pub const APNS_SANDBOX_URL: &str = "https://api.sandbox.push.apple.com";
 pub const FCM_URL: &str = "https://fcm.googleapis.com";
 
-#[derive(Args, Clone, Debug, Default)]
+#[derive(Args, Clone, Debug)]
 pub struct PushArgs {
     /// Web Push: the VAPID private key (RFC 8292), the 32 bytes of a P-256 key in base64url.
     /// Unset: in development one is generated once and kept in the store; in production Web
@@ -49,6 +49,10 @@ pub struct PushArgs {
     /// FCM: the base URL of `projects/{id}/messages:send`.
     #[arg(global = true, long, env = "RACKO_FCM_URL")]
     pub fcm_url: Option<String>,
+    /// Seconds a push service has to answer.
+    #[arg(global = true, long, env = "RACKO_PUSH_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=300))]
+    pub push_timeout_secs: u64,
     /// A PEM root certificate trusted besides the system's, for APNs and FCM (a private relay).
     #[arg(global = true, long, env = "RACKO_PUSH_CA_FILE")]
     pub push_ca_file: Option<PathBuf>,
@@ -74,12 +78,30 @@ pub struct PushConfig {
     pub ca_file: Option<PathBuf>,
     /// How often an idle push worker looks for due pushes (not an option).
     pub poll: Duration,
-    /// A provider must answer within this (not an option).
+    /// A provider must answer within this.
     pub timeout: Duration,
     /// The pause after a push's first failed attempt, doubled after each (not an option).
     pub retry_base: Duration,
     /// How long a push is retried (not an option: a day; the deadline ends it sooner).
     pub retry_for: Duration,
+}
+
+impl Default for PushArgs {
+    fn default() -> PushArgs {
+        PushArgs {
+            vapid_private_key: None,
+            vapid_subject: None,
+            apns_key_file: None,
+            apns_key_id: None,
+            apns_team_id: None,
+            apns_url: None,
+            apns_sandbox_url: None,
+            fcm_service_account_file: None,
+            fcm_url: None,
+            push_timeout_secs: 10,
+            push_ca_file: None,
+        }
+    }
 }
 
 impl Default for PushConfig {
@@ -112,7 +134,7 @@ impl PushArgs {
             fcm_url: self.fcm_url.unwrap_or_else(|| FCM_URL.to_string()),
             ca_file: self.push_ca_file,
             poll: Duration::from_millis(200),
-            timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(self.push_timeout_secs.max(1)),
             retry_base: Duration::from_secs(5),
             retry_for: Duration::from_secs(24 * 3600),
         }

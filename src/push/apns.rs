@@ -96,7 +96,7 @@ impl Apns {
                 "sound": "default",
                 "thread-id": note.game_id,
             },
-            "racko": note,
+            "data": note,
         })
         .to_string();
         if payload.len() > MAX_PAYLOAD {

@@ -319,7 +319,14 @@ pub(crate) fn provider_client(
 
 /// A failed request, in a few words for the delivery log (the whole error goes to the log).
 pub(crate) fn no_answer(e: &reqwest::Error) -> Outcome {
-    tracing::info!(error = %e, "push request failed");
+    let mut cause = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        cause.push_str(": ");
+        cause.push_str(&s.to_string());
+        source = s.source();
+    }
+    tracing::info!(error = %cause, "push request failed");
     Outcome::Retry {
         status: None,
         reason: if e.is_timeout() {

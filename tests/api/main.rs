@@ -31,6 +31,7 @@ mod peer_webpush;
 mod play;
 mod play_errors;
 mod push;
+mod push_crash;
 mod race;
 mod receiver;
 mod revocation;

@@ -28,7 +28,6 @@ pub struct Pushed {
     /// The provider token it came with.
     pub token: String,
     pub answered: u16,
-    pub at: Instant,
 }
 
 impl Pushed {
@@ -248,7 +247,11 @@ async fn handle(
         .unwrap_or_default();
     let device = path.strip_prefix("/3/device/").unwrap_or("").to_string();
     let token = header("authorization")
-        .and_then(|a| a.strip_prefix("bearer ").map(str::to_string))
+        .and_then(|a| {
+            a.strip_prefix("bearer ")
+                .or_else(|| a.strip_prefix("Bearer "))
+                .map(str::to_string)
+        })
         .unwrap_or_default();
     let pushed = Pushed {
         device: device.clone(),
@@ -256,7 +259,6 @@ async fn handle(
         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
         token: token.clone(),
         answered: 0,
-        at: Instant::now(),
     };
     if device.is_empty() {
         return reply(404, Some("BadPath"), state, pushed);

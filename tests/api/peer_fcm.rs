@@ -25,8 +25,6 @@ pub enum Answer {
     Quota,
     /// 500 `INTERNAL`.
     Internal,
-    /// Read the request and never answer while the peer hangs.
-    Hang,
 }
 
 #[derive(Clone, Debug)]
@@ -342,7 +340,7 @@ fn send(state: &Mutex<State>, authorization: &str, body: &str) -> Option<(u16, S
                 "Internal error encountered.",
             ),
         ),
-        Some(Answer::Ok) | Some(Answer::Hang) => (
+        Some(Answer::Ok) => (
             200,
             String::new(),
             json!({ "name": format!("projects/{PROJECT}/messages/0:{}", uuid::Uuid::new_v4().simple()) }),

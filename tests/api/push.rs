@@ -274,7 +274,7 @@ mod apns {
         assert!(collapse.len() <= 64, "{collapse}");
         assert_eq!(push.body["aps"]["alert"]["title"], "Du bist dran");
         assert_eq!(push.body["aps"]["alert"]["body"], "Dein Zug gegen ann.");
-        assert_eq!(push.body["racko"]["game_id"], game.as_str());
+        assert_eq!(push.body["data"]["game_id"], game.as_str());
         assert_public(&push.body.to_string());
         // The provider token is reused, not minted per request.
         small_game(&app, &table).await;
