@@ -58,7 +58,8 @@ pub async fn run(store: Store, ttl: Duration, every: Duration) {
 /// Deletes the webhook deliveries finished more than `kept` ago; returns how many.
 pub fn expire_deliveries(store: &Store, kept: Duration) -> Result<usize, StoreError> {
     let before = ago(kept);
-    in_batches(|| store.delete_finished_deliveries(before, BATCH))
+    let webhooks = in_batches(|| store.delete_finished_deliveries(before, BATCH))?;
+    Ok(webhooks + in_batches(|| store.delete_finished_pushes(before, BATCH))?)
 }
 
 /// Deletes the answers stored more than `ttl` ago; returns how many.

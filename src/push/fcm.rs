@@ -138,6 +138,9 @@ impl Fcm {
         if let Some(deadline) = note.deadline {
             data["deadline"] = json!(deadline.to_rfc3339());
         }
+        if let Some(at) = note.at {
+            data["at"] = json!(at.to_rfc3339());
+        }
         let mut android = json!({ "priority": "high", "ttl": format!("{}s", ttl.as_secs()) });
         if let Some(collapse) = note.collapse_key() {
             android["collapse_key"] = json!(collapse);

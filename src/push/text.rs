@@ -17,6 +17,8 @@ pub struct Notification {
     /// The feed item's seq: with the device, the push's identity (a client may deduplicate).
     pub seq: i64,
     pub deadline: Option<DateTime<Utc>>,
+    /// When the change was committed.
+    pub at: Option<DateTime<Utc>>,
 }
 
 impl Notification {
@@ -132,6 +134,11 @@ pub fn notification(item: &Value, language: &str) -> Notification {
             .map(str::to_string),
         seq: item.get("seq").and_then(Value::as_i64).unwrap_or(0),
         deadline,
+        at: item
+            .get("at")
+            .and_then(Value::as_str)
+            .and_then(|d| DateTime::parse_from_rfc3339(d).ok())
+            .map(|d| d.with_timezone(&Utc)),
     }
 }
 

@@ -232,3 +232,25 @@ impl Store {
         })
     }
 }
+
+impl Store {
+    /// Deletes up to `batch` pushes that finished before `before` (the delivery log keeps a
+    /// week, as the webhooks' does); returns how many.
+    pub fn delete_finished_pushes(
+        &self,
+        before: DateTime<Utc>,
+        batch: i64,
+    ) -> Result<usize, StoreError> {
+        let before = before.naive_utc();
+        self.write(|conn| {
+            let ids: Vec<String> = po::table
+                .filter(po::status.ne("pending"))
+                .filter(po::finished_at.lt(before))
+                .order(po::finished_at.asc())
+                .select(po::id)
+                .limit(batch.max(0))
+                .load(conn)?;
+            Ok(diesel::delete(po::table.filter(po::id.eq_any(ids))).execute(conn)?)
+        })
+    }
+}
