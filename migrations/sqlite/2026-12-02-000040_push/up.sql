@@ -4,7 +4,7 @@
 CREATE TABLE push_devices (
     id TEXT NOT NULL PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts (id),
-    -- web, apns or fcm
+    -- web_push, apns or fcm
     provider TEXT NOT NULL,
     -- The Web Push endpoint URL, the APNs device token or the FCM registration token.
     address TEXT NOT NULL,
