@@ -331,3 +331,27 @@ pub(super) const PG_ENQUEUE: &str = r#", push AS (
       JOIN push_devices d ON d.account_id = i.account_id
      WHERE d.kinds::jsonb ? i.kind
 )"#;
+
+/// Rewrites the bodies of `reader`'s pushes of feed item `seq` by `rename` (None: unchanged),
+/// for an erased account's name (`erase`).
+pub(super) fn rename_bodies(
+    conn: &mut AnyConnection,
+    reader: &str,
+    seq: i64,
+    rename: impl Fn(&str) -> Option<String>,
+) -> Result<(), StoreError> {
+    let devices = pd::table.filter(pd::account_id.eq(reader)).select(pd::id);
+    let bodies: Vec<(String, String)> = po::table
+        .filter(po::device_id.eq_any(devices))
+        .filter(po::feed_seq.eq(seq))
+        .select((po::id, po::body))
+        .load(conn)?;
+    for (push, body) in bodies {
+        if let Some(body) = rename(&body) {
+            diesel::update(po::table.find(push))
+                .set(po::body.eq(body))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}

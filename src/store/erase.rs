@@ -96,7 +96,7 @@ impl Store {
 
 /// Rewrites the names in `old` (with those the account's own lobby facts of the game give it)
 /// to `pseudonym` in game `game`'s lobby facts, in the feed items about the game and in the
-/// webhook bodies made of those items.
+/// webhook and push bodies made of those items.
 fn rename_in_game(
     conn: &mut AnyConnection,
     game: &str,
@@ -160,6 +160,7 @@ fn rename_in_game(
                     .execute(conn)?;
             }
         }
+        super::devices::rename_bodies(conn, &reader, seq, |b| renamed(b, old, pseudonym))?;
     }
     Ok(())
 }
