@@ -22,6 +22,7 @@ async fn quiet_app() -> TestApp {
         let hour = Duration::from_secs(3600);
         config.sweep_every = hour;
         config.webhook_poll = hour;
+        config.push.poll = hour;
         config.housekeeping_every = hour;
     })
     .await
