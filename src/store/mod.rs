@@ -11,6 +11,7 @@ mod accounts;
 mod audit;
 mod backlog;
 mod conn;
+mod conninfo;
 mod erase;
 mod error;
 mod feed;
@@ -20,6 +21,7 @@ mod migrate;
 mod outbox;
 mod pg_write;
 mod recent;
+mod replica;
 mod retention;
 mod rows;
 mod schema;
@@ -36,6 +38,7 @@ pub use backlog::{Backlog, PoolUsage};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use outbox::{Attempt, Claimed};
 pub use recent::RecentGames;
+pub use replica::ReplicaReads;
 pub use sessions::{LiveSession, NewSession, Refreshed, SessionRecord, SignedInAccount};
 pub use types::*;
 pub use wake::{Relay, APPLICATION_NAME as RELAY_APPLICATION_NAME, RECHECK};
@@ -89,6 +92,8 @@ pub struct Store {
     signed_in: Arc<signed_in::SignedIn>,
     /// Wake-ups committed here, for the relay to send to the other processes (PostgreSQL).
     announcements: Arc<wake::Announcements>,
+    /// A hot standby for the reads that may go there (`replica`).
+    replica: Option<Arc<replica::Replica>>,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -144,6 +149,7 @@ impl Store {
             statements,
             signed_in: Arc::default(),
             announcements: Arc::default(),
+            replica: None,
         })
     }
 
@@ -608,7 +614,7 @@ impl Store {
     pub fn relay(&self) -> Option<Relay> {
         match &self.target {
             Target::Pg(url) => Some(Relay {
-                url: url.clone(),
+                url: conn::with_connect_timeout(url, self.waits.connect),
                 hub: Arc::downgrade(&self.hub),
                 signed_in: Arc::downgrade(&self.signed_in),
                 announcements: self.announcements.clone(),
