@@ -133,7 +133,7 @@ impl Store {
             .get_result::<Standing>(c)
         });
         match standing {
-            Some(s) if s.seq.is_some_and(|there| there >= seq) => replica.chosen(self),
+            Some(s) if s.seq.is_some_and(|there| there >= seq) => replica.chosen(),
             _ => replica.passed_over(self),
         }
     }
@@ -156,7 +156,7 @@ impl Store {
             .get_result::<Standing>(c)
         });
         match standing {
-            Some(s) if s.replayed => replica.chosen(self),
+            Some(s) if s.replayed => replica.chosen(),
             _ => replica.passed_over(self),
         }
     }
@@ -198,7 +198,7 @@ impl Replica {
         (standing.lag <= self.max_lag.as_secs_f64()).then_some(standing)
     }
 
-    fn chosen(&self, _primary: &Store) -> Store {
+    fn chosen(&self) -> Store {
         self.reads.replica.fetch_add(1, Ordering::Relaxed);
         self.store.clone()
     }
