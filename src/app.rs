@@ -212,11 +212,17 @@ async fn stop_signal() {
 
 async fn open_store(config: &Config) -> anyhow::Result<Store> {
     let (url, pool, waits) = (config.database_url(), config.pool_size, config.db_waits);
-    let lead = config.reminder_lead;
-    let store = tokio::task::spawn_blocking(move || Store::open_with(&url, pool, waits))
-        .await
-        .context("store open task")?
-        .context("cannot open the store")?;
+    let (lead, replica) = (config.reminder_lead, config.read_replica.clone());
+    let store = tokio::task::spawn_blocking(move || {
+        let store = Store::open_with(&url, pool, waits)?;
+        match replica {
+            Some(r) => store.with_replica(&r.url, r.max_lag),
+            None => Ok(store),
+        }
+    })
+    .await
+    .context("store open task")?
+    .context("cannot open the store")?;
     Ok(store.with_reminder_lead(lead))
 }
 

@@ -7,10 +7,12 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 mod push;
+mod replica;
 mod secret;
 mod streams;
 mod webhooks;
 pub use push::{ApnsKey, PushArgs, PushConfig};
+pub use replica::{ReadReplica, ReplicaArgs};
 pub use secret::{strength, Secret, Strength, MIN_SECRET_BITS};
 pub use streams::StreamLimits;
 pub use webhooks::{HostLookup, SystemLookup, WebhookLookup};
@@ -54,10 +56,13 @@ pub struct ConfigArgs {
         default_value = "development"
     )]
     pub environment: Environment,
-    /// postgres://… selects PostgreSQL; unset selects the embedded SQLite file
-    /// racko-data/racko.sqlite3 (or give sqlite://PATH).
+    /// postgres://… (or libpq's host=… pairs; several hosts with
+    /// target_session_attrs=read-write follow a failover) selects PostgreSQL; unset selects the
+    /// embedded SQLite file racko-data/racko.sqlite3 (or give sqlite://PATH).
     #[arg(global = true, long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
+    #[command(flatten)]
+    pub replica: ReplicaArgs,
     /// Address to listen on.
     #[arg(
         global = true,
@@ -255,6 +260,8 @@ pub struct Config {
     pub environment: Environment,
     /// None: the embedded SQLite store at [`DEFAULT_SQLITE_PATH`].
     pub database_url: Option<String>,
+    /// A hot standby for the reads that do not need the primary.
+    pub read_replica: Option<ReadReplica>,
     pub bind: String,
     pub jwt_secret: Option<Secret>,
     /// An access token's life.
@@ -311,6 +318,7 @@ impl Config {
         Config {
             environment: Environment::Development,
             database_url: None,
+            read_replica: None,
             bind: "127.0.0.1:8080".to_string(),
             jwt_secret: None,
             token_ttl: Duration::from_secs(DEFAULT_TOKEN_TTL_SECS),
@@ -352,6 +360,7 @@ impl Config {
         Config {
             environment: args.environment,
             database_url: args.database_url.filter(|url| !url.trim().is_empty()),
+            read_replica: args.replica.replica(),
             bind: args.bind,
             jwt_secret: args.jwt_secret,
             token_ttl: Duration::from_secs(args.token_ttl_secs),
@@ -665,6 +674,10 @@ mod tests {
         ConfigArgs {
             environment: Environment::Development,
             database_url: None,
+            replica: ReplicaArgs {
+                read_database_url: None,
+                read_max_lag_ms: 5000,
+            },
             bind: "127.0.0.1:0".into(),
             jwt_secret: None,
             token_ttl_secs: DEFAULT_TOKEN_TTL_SECS,

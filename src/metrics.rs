@@ -9,7 +9,9 @@ use prometheus::{
     Opts, Registry,
 };
 
-use crate::store::{Backlog, PoolUsage};
+use crate::store::{Backlog, PoolUsage, ReplicaReads};
+
+mod replica;
 
 #[derive(Clone)]
 pub struct Metrics {
@@ -20,6 +22,7 @@ pub struct Metrics {
     version_conflicts: IntCounter,
     db_statements: IntCounter,
     now: NowGauges,
+    replica: replica::ReplicaSeries,
 }
 
 /// Gauges set at each scrape from what the process and the database hold then.
@@ -118,8 +121,10 @@ impl Metrics {
         registry.register(Box::new(actions_applied.clone()))?;
         registry.register(Box::new(version_conflicts.clone()))?;
         let now = NowGauges::new(&registry)?;
+        let replica = replica::ReplicaSeries::new(&registry)?;
         Ok(Metrics {
             now,
+            replica,
             registry,
             http_requests,
             http_latency,
@@ -154,6 +159,11 @@ impl Metrics {
     pub fn db_statements(&self, total: u64) {
         self.db_statements.reset();
         self.db_statements.inc_by(total);
+    }
+
+    /// The read replica's counts and lag, when there is one.
+    pub fn replica(&self, reads: &ReplicaReads) {
+        self.replica.observe(reads);
     }
 
     /// Sets the gauges to what `now` says, before a render.

@@ -76,7 +76,7 @@ pub struct GameResult {
 
 /// The export of game `id` as the caller may see it.
 pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExport, ServiceError> {
-    let log = GameLog::load(store, id)?;
+    let log = GameLog::load(&store.reader_for_game(id), id)?;
     let record = &log.record;
     // A game the caller may not see answers as one that does not exist.
     crate::service::access::check_visible(record, caller.id)?;

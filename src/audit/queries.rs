@@ -126,6 +126,7 @@ pub fn events(
             ));
         }
     }
+    let store = &store.reader_for_audit();
     let actor = match filter.player.as_deref() {
         Some(player) => Some(find_player(store, player)?.id),
         None => None,
@@ -247,6 +248,7 @@ pub fn history(
     limit_asked: Option<i64>,
     cursor: Option<String>,
 ) -> Result<PlayerHistory, ServiceError> {
+    let store = &store.reader_for_audit();
     let account = find_player(store, player)?;
     let page = store.player_games(
         account.id,

@@ -40,7 +40,7 @@ pub fn replay_view(
         return Err(invalid_seq("seq must be 0 or more"));
     }
     // The whole log: whether seq ends a step shows only in the event after it.
-    let log = GameLog::load(store, id)?;
+    let log = GameLog::load(&store.reader_for_game(id), id)?;
     crate::service::access::check_visible(&log.record, caller.id)?;
     let last_seq = log.record.last_seq;
     let seq = seq.unwrap_or(last_seq);

@@ -75,6 +75,12 @@ pub async fn metrics(
     state.metrics.db_statements(state.store.statements());
     let at = state.store.now();
     let backlog = state.db(move |s| s.backlog(at)).await?;
+    let replica = state
+        .db(|s| Ok::<_, ServiceError>(s.replica_reads()))
+        .await?;
+    if let Some(reads) = replica {
+        state.metrics.replica(&reads);
+    }
     state.metrics.observe_now(&crate::metrics::Now {
         at,
         streams_open: state.streams.open(),

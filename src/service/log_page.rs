@@ -117,7 +117,12 @@ pub fn page(
     // The state is read before the events: an event newer than this state then belongs to a
     // round this state thinks open (or unknown), so it is projected as hidden, never the reverse.
     let record = super::access::load_visible(store, game, caller.id)?;
-    let stored = store.events(game, after, limit)?;
+    // A finished game's log no longer grows: a replica that has all of it may answer.
+    let reader = match super::PublicStatus::of(&record) {
+        super::PublicStatus::Finished => store.reader_at(game, record.last_seq),
+        _ => store.clone(),
+    };
+    let stored = reader.events(game, after, limit)?;
     let projection = Projection::new(&record, caller.id);
     let events = stored
         .iter()

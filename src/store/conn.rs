@@ -43,7 +43,8 @@ pub enum Durability {
 
 impl Target {
     pub fn parse(url: &str) -> Result<Target, StoreError> {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        let keywords = super::conninfo::is_keywords(url);
+        if keywords || url.starts_with("postgres://") || url.starts_with("postgresql://") {
             return Ok(Target::Pg(url.to_string()));
         }
         let rest = url
@@ -72,6 +73,9 @@ impl Target {
     /// Where the data lives, without credentials.
     pub fn describe(&self) -> String {
         match self {
+            Target::Pg(url) if super::conninfo::is_keywords(url) => {
+                format!("PostgreSQL at {}", super::conninfo::describe_keywords(url))
+            }
             Target::Pg(url) => {
                 let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
                 let rest = rest.split('?').next().unwrap_or(rest);
@@ -152,14 +156,14 @@ impl Default for Waits {
 
 /// libpq waits for a TCP connection as long as the OS does (minutes, for a host that drops
 /// packets) unless the URL says otherwise; a URL that sets `connect_timeout` keeps its own.
-fn with_connect_timeout(url: &str, wait: Duration) -> String {
-    if url.contains("connect_timeout=") {
+/// With several hosts the wait is per host: a dead primary costs this much before the next.
+pub(super) fn with_connect_timeout(url: &str, wait: Duration) -> String {
+    use super::conninfo::{sets, with};
+    if sets(url, "connect_timeout") {
         return url.to_string();
     }
     // libpq counts whole seconds and treats anything below 2 as 2.
-    let seconds = wait.as_secs().max(2);
-    let join = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{join}connect_timeout={seconds}")
+    with(url, "connect_timeout", &wait.as_secs().max(2).to_string())
 }
 
 /// Opens an SQLite file (creating it and its folder) with the pragmas every connection needs;

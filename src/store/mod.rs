@@ -12,6 +12,7 @@ mod audit;
 mod backlog;
 mod conn;
 mod devices;
+mod conninfo;
 mod erase;
 mod error;
 mod feed;
@@ -22,6 +23,7 @@ mod outbox;
 mod pg_write;
 mod push_outbox;
 mod recent;
+mod replica;
 mod retention;
 mod rows;
 mod schema;
@@ -40,6 +42,7 @@ pub use feed::{NewFeedItem, StoredFeedItem};
 pub use outbox::{Attempt, Claimed};
 pub use push_outbox::{ClaimedPush, PushAttempt};
 pub use recent::RecentGames;
+pub use replica::ReplicaReads;
 pub use sessions::{LiveSession, NewSession, Refreshed, SessionRecord, SignedInAccount};
 pub use types::*;
 pub use wake::{Relay, APPLICATION_NAME as RELAY_APPLICATION_NAME, RECHECK};
@@ -93,6 +96,8 @@ pub struct Store {
     signed_in: Arc<signed_in::SignedIn>,
     /// Wake-ups committed here, for the relay to send to the other processes (PostgreSQL).
     announcements: Arc<wake::Announcements>,
+    /// A hot standby for the reads that may go there (`replica`).
+    replica: Option<Arc<replica::Replica>>,
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
@@ -148,6 +153,7 @@ impl Store {
             statements,
             signed_in: Arc::default(),
             announcements: Arc::default(),
+            replica: None,
         })
     }
 
@@ -612,7 +618,7 @@ impl Store {
     pub fn relay(&self) -> Option<Relay> {
         match &self.target {
             Target::Pg(url) => Some(Relay {
-                url: url.clone(),
+                url: conn::with_connect_timeout(url, self.waits.connect),
                 hub: Arc::downgrade(&self.hub),
                 signed_in: Arc::downgrade(&self.signed_in),
                 announcements: self.announcements.clone(),

@@ -12,7 +12,7 @@ pub struct Cluster {
 }
 
 /// The folder of the newest installed PostgreSQL's programs (Debian's layout), or PATH's.
-fn bin_dir() -> PathBuf {
+pub(super) fn bin_dir() -> PathBuf {
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
         .map(|dir| dir.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
@@ -28,7 +28,7 @@ fn bin_dir() -> PathBuf {
     }
 }
 
-fn is_root() -> bool {
+pub(super) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
@@ -36,7 +36,7 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -136,7 +136,7 @@ impl Cluster {
     }
 }
 
-fn postgres_uid() -> u32 {
+pub(super) fn postgres_uid() -> u32 {
     let out = Command::new("id")
         .args(["-u", "postgres"])
         .output()

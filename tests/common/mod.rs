@@ -8,3 +8,4 @@ pub mod cluster;
 pub mod db;
 pub mod json;
 pub mod process;
+pub mod replicated;
