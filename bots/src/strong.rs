@@ -5,7 +5,7 @@
 
 use racko_rules::{Action, Card, Slot, TurnStage};
 
-use crate::eval::Field;
+use crate::eval::{Field, Tuning};
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 
 /// What moving a card costs beyond its effect: a tie goes to leaving the rack alone.
@@ -15,13 +15,17 @@ const CHURN: f32 = 1e-3;
 const GOOD_RACK: f32 = 12.0;
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
+    play(sight, legal, &Field::new(sight, Tuning::STRONG))
+}
+
+/// Every choice by the cost of `field` (the `expert` level weighs it its own way).
+pub(crate) fn play(sight: &Sight, legal: &[Action], field: &Field) -> Option<Action> {
     if legal.contains(&Action::CallRacko) {
         return Some(Action::CallRacko);
     }
     if !sight.awaited {
         return None;
     }
-    let field = Field::new(sight);
     let chosen = match (legal.first()?, sight.stage) {
         // A Blitz deal lets the better placer start from a better rack (R7.3).
         (Action::ChooseDeal { .. }, _) => Some(Action::ChooseDeal { blitz: true }),
@@ -34,7 +38,7 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
                 _ => None,
             })
         }
-        (_, Some(TurnStage::Begin)) => begin(sight, &field, legal),
+        (_, Some(TurnStage::Begin)) => begin(sight, field, legal),
         (_, Some(TurnStage::Drawn)) => {
             let card = slot_card(sight.drawn);
             cheapest(legal, |a| match a {
@@ -46,8 +50,8 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
                 _ => None,
             })
         }
-        (_, Some(TurnStage::CardSwap)) => card_swap(sight, &field, legal),
-        (_, Some(TurnStage::RackSwap)) => rack_swap(sight, &field, legal),
+        (_, Some(TurnStage::CardSwap)) => card_swap(sight, field, legal),
+        (_, Some(TurnStage::RackSwap)) => rack_swap(sight, field, legal),
         _ => None,
     };
     chosen
