@@ -27,6 +27,8 @@ pub struct Tuning {
     pub gap_power: f32,
     /// With Bonus (R7.2): draws of cost one point of the rack's run bonus is worth.
     pub bonus_weight: f32,
+    /// Where a card goes is chosen by the cost expected after one more draw (expert only).
+    pub lookahead: bool,
 }
 
 impl Tuning {
@@ -37,6 +39,7 @@ impl Tuning {
         joker_share: 0.0,
         gap_power: 2.0,
         bonus_weight: 0.0,
+        lookahead: false,
     };
 }
 

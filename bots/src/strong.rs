@@ -9,7 +9,7 @@ use crate::eval::{Field, Tuning};
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 
 /// What moving a card costs beyond its effect: a tie goes to leaving the rack alone.
-const CHURN: f32 = 1e-3;
+pub(crate) const CHURN: f32 = 1e-3;
 
 /// A rack at most this many draws from order is worth keeping in a rack swap.
 const GOOD_RACK: f32 = 12.0;
@@ -72,7 +72,7 @@ fn cheapest(legal: &[Action], score: impl Fn(&Action) -> Option<f32>) -> Option<
     best.map(|(a, _)| a)
 }
 
-fn slot_card(card: Option<Card>) -> u16 {
+pub(crate) fn slot_card(card: Option<Card>) -> u16 {
     match card {
         Some(Card::Number { value }) => value,
         Some(Card::Joker) => JOKER,
@@ -80,7 +80,7 @@ fn slot_card(card: Option<Card>) -> u16 {
     }
 }
 
-fn with_card(rack: &Slots, slot: Slot, card: u16) -> Slots {
+pub(crate) fn with_card(rack: &Slots, slot: Slot, card: u16) -> Slots {
     let mut next = *rack;
     if let Some(i) = slot.index() {
         next[i] = card;
@@ -89,7 +89,7 @@ fn with_card(rack: &Slots, slot: Slot, card: u16) -> Slots {
 }
 
 /// The least cost `card` can give the rack, placed into its best slot or thrown away.
-fn best_with(field: &Field, rack: &Slots, card: u16, now: f32) -> f32 {
+pub(crate) fn best_with(field: &Field, rack: &Slots, card: u16, now: f32) -> f32 {
     let mut best = now;
     for i in 0..12 {
         if rack[i] == card && card != JOKER {

@@ -66,6 +66,10 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             .split_once('=')
             .ok_or(format!("{pair}: write name=value"))?;
         let value: f32 = value.parse().map_err(|e| format!("{pair}: {e}"))?;
+        if name == "lookahead" {
+            tuning.lookahead = value != 0.0;
+            continue;
+        }
         let weight = match name {
             "discard_weight" => &mut tuning.discard_weight,
             "short_penalty" => &mut tuning.short_penalty,
