@@ -36,23 +36,38 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<
         }
         _ => return Some(chosen),
     };
+    // One step deeper only for the few placings the plain cost ranks best (and discarding):
+    // that keeps a decision within a few milliseconds.
+    let mut options: Vec<(Action, Slots, f32)> = legal
+        .iter()
+        .filter_map(|action| {
+            let rack = match action {
+                Action::TakeDiscard { slot } | Action::PlaceDrawn { slot } => {
+                    with_card(&sight.rack, *slot, placing)
+                }
+                Action::DiscardDrawn => sight.rack,
+                _ => return None,
+            };
+            Some((*action, rack, field.cost(&rack)))
+        })
+        .collect();
+    options.sort_by(|a, b| a.2.total_cmp(&b.2));
     let mut best = (chosen, f32::INFINITY);
-    for action in legal {
-        let rack = match action {
-            Action::TakeDiscard { slot } | Action::PlaceDrawn { slot } => {
-                with_card(&sight.rack, *slot, placing)
-            }
-            Action::DiscardDrawn => sight.rack,
-            _ => continue,
-        };
+    for (k, (action, rack, _)) in options.iter().enumerate() {
         let moved = !matches!(action, Action::DiscardDrawn);
-        let score = after_next_draw(sight, &field, &rack) + if moved { CHURN } else { 0.0 };
+        if k >= DEEPER && moved {
+            continue;
+        }
+        let score = after_next_draw(sight, &field, rack) + if moved { CHURN } else { 0.0 };
         if score < best.1 {
             best = (*action, score);
         }
     }
     Some(best.0)
 }
+
+/// How many placings are looked at one draw deeper.
+const DEEPER: usize = 3;
 
 /// The mean cost of `rack` after one more draw played at its best, over the cards a draw may
 /// bring (every unseen card alike; an event card leaves the rack as it is).
