@@ -17,7 +17,7 @@ use crate::strong::{self, best_with, slot_card, with_card, CHURN};
 pub const TUNED: Tuning = Tuning {
     discard_weight: 0.35,
     short_penalty: 4.0,
-    joker_share: 0.0,
+    joker_share: 0.25,
     gap_power: 2.0,
     bonus_weight: 0.0,
     lookahead: true,
