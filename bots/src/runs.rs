@@ -9,8 +9,7 @@ pub(crate) fn longest(rack: &Slots, max: u16) -> usize {
     for start in 0..12 {
         // The first number card of the window fixes every value in it.
         let mut anchor: Option<(usize, i32)> = None;
-        for end in start..12 {
-            let card = rack[end];
+        for (end, &card) in rack.iter().enumerate().skip(start) {
             if card == EMPTY {
                 break;
             }
