@@ -34,7 +34,7 @@ use crate::store::{
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({
     "options": {"players": 2, "target": 500, "turn_time": 259_200},
-    "computer": [{"seat": 1, "level": "expert"}]
+    "computer": [{"seat": 1, "level": "basic"}]
 }))]
 pub struct CreateGame {
     #[serde(default)]
