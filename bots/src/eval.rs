@@ -13,10 +13,35 @@
 
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 
-/// How much a card in the discard pile counts, against 1 for an unseen card.
-const DISCARD_WEIGHT: f32 = 0.35;
-/// Extra cost per slot that not even every unseen joker could fill.
-const SHORT_PENALTY: f32 = 4.0;
+/// The weights of the cost, one set per level that uses it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tuning {
+    /// How much a card in the discard pile counts, against 1 for an unseen card.
+    pub discard_weight: f32,
+    /// Extra cost per slot that not even every unseen joker could fill.
+    pub short_penalty: f32,
+    /// How much of each unseen joker counts towards every slot still to fill (0: jokers only
+    /// rescue short gaps).
+    pub joker_share: f32,
+    /// The exponent of a gap's slot count: 2 is `g²·S/c`, 1 is filling the slots in parallel.
+    pub gap_power: f32,
+    /// With Bonus (R7.2): draws of cost one point of the rack's run bonus is worth.
+    pub bonus_weight: f32,
+    /// Where a card goes is chosen by the cost expected after one more draw (expert only).
+    pub lookahead: bool,
+}
+
+impl Tuning {
+    /// The `strong` level's weights.
+    pub const STRONG: Tuning = Tuning {
+        discard_weight: 0.35,
+        short_penalty: 4.0,
+        joker_share: 0.0,
+        gap_power: 2.0,
+        bonus_weight: 0.0,
+        lookahead: false,
+    };
+}
 
 /// The cards that may still come, by value.
 pub(crate) struct Field {
@@ -26,10 +51,12 @@ pub(crate) struct Field {
     /// `S`: the weight of every card a draw may bring.
     draws: f32,
     max: u16,
+    tuning: Tuning,
+    bonus: bool,
 }
 
 impl Field {
-    pub(crate) fn new(sight: &Sight) -> Field {
+    pub(crate) fn new(sight: &Sight, tuning: Tuning) -> Field {
         let max = sight.max;
         let mut prefix = vec![0.0f32; usize::from(max) + 2];
         let mut sum = 0.0;
@@ -42,7 +69,7 @@ impl Field {
             if sight.unseen[v] {
                 sum += 1.0;
             } else if sight.discarded[v] {
-                sum += DISCARD_WEIGHT;
+                sum += tuning.discard_weight;
             }
             *weight = sum;
         }
@@ -54,6 +81,8 @@ impl Field {
             jokers,
             draws,
             max,
+            tuning,
+            bonus: sight.bonus && tuning.bonus_weight > 0.0,
         }
     }
 
@@ -71,13 +100,30 @@ impl Field {
             return 0.0;
         }
         let gf = g as f32;
-        let per_slot = (c / gf).max(0.05);
+        let t = &self.tuning;
+        let per_slot = (c / gf + t.joker_share * self.jokers).max(0.05);
         let short = (gf - c - self.jokers).max(0.0);
-        gf * self.draws / per_slot + SHORT_PENALTY * self.draws * short
+        let slots = if t.gap_power == 2.0 {
+            gf
+        } else {
+            gf.powf(t.gap_power - 1.0)
+        };
+        slots * self.draws / per_slot + t.short_penalty * self.draws * short
     }
 
-    /// The rack's cost: least expected draws to order it (0 when it is in order).
+    /// The rack's cost: least expected draws to order it (0 when it is in order), less the
+    /// worth of its run bonus when that is weighed.
     pub(crate) fn cost(&self, rack: &Slots) -> f32 {
+        let draws = self.draws_to_order(rack);
+        if self.bonus {
+            draws - self.tuning.bonus_weight * f32::from(crate::runs::bonus(rack, self.max))
+        } else {
+            draws
+        }
+    }
+
+    /// The least expected draws to order the rack.
+    fn draws_to_order(&self, rack: &Slots) -> f32 {
         // fill[i]: the slots before slot index i that a kept run would have to refill
         // (every slot but a joker's).
         let mut fill = [0usize; 13];

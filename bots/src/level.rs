@@ -16,10 +16,15 @@ pub enum Level {
     Basic,
     /// Counts the cards it has not seen and plays for the fastest ordered rack.
     Strong,
+    /// As `strong`, by a cost tuned in self-play: values the unseen jokers, plays for runs
+    /// with Bonus. The best level.
+    Expert,
 }
 
 impl Level {
-    pub const ALL: [Level; 3] = [Level::Random, Level::Basic, Level::Strong];
+    pub const ALL: [Level; 4] = [Level::Random, Level::Basic, Level::Strong, Level::Expert];
+    /// The best level: it plays resigned seats (R10.3) and gives hints.
+    pub const BEST: Level = Level::Expert;
 
     /// The snake_case name (as in JSON).
     pub fn name(self) -> &'static str {
@@ -27,6 +32,7 @@ impl Level {
             Level::Random => "random",
             Level::Basic => "basic",
             Level::Strong => "strong",
+            Level::Expert => "expert",
         }
     }
 }
@@ -43,7 +49,11 @@ pub struct UnknownLevel(pub String);
 
 impl fmt::Display for UnknownLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown level {:?} (random, basic or strong)", self.0)
+        write!(
+            f,
+            "unknown level {:?} (random, basic, strong or expert)",
+            self.0
+        )
     }
 }
 

@@ -2,22 +2,27 @@
 //! rack and drawn card, the discard pile, the stock's size, the scores), never from the hidden
 //! state of the [`racko_rules::Game`], so it cannot cheat: [`decide`] has nothing else to read.
 //!
-//! Three [`Level`]s, each its own algorithm: `random` (uniform over the legal actions), `basic`
-//! (each slot wants its band of values) and `strong` (counts the unseen cards and keeps the
-//! rack cheapest to order; see `eval`). Pure like the rules crate: no clock, no OS randomness;
+//! Four [`Level`]s, each its own algorithm: `random` (uniform over the legal actions), `basic`
+//! (each slot wants its band of values), `strong` (counts the unseen cards and keeps the rack
+//! cheapest to order; see `eval`) and `expert` (the same search by a cost tuned in self-play). Pure like the rules crate: no clock, no OS randomness;
 //! the only chance is the caller's `seed`.
 //!
-//! [`table`] plays whole games between levels (the tests and the arena use it).
+//! [`sparring`] holds players others published, rebuilt for the arena; [`table`] plays whole
+//! games between players (the tests and the arena use it).
 
 mod basic;
 mod dice;
 mod eval;
+pub mod expert;
 mod level;
 mod random;
+mod runs;
 mod sight;
+pub mod sparring;
 mod strong;
 pub mod table;
 
+pub use eval::Tuning;
 pub use level::{Level, UnknownLevel};
 
 use racko_rules::{Action, View};
@@ -44,7 +49,18 @@ pub fn decide(level: Level, view: &View, seed: u64) -> Option<Action> {
         Level::Random => random::decide(&sight, legal, &mut dice),
         Level::Basic => basic::decide(&sight, legal),
         Level::Strong => strong::decide(&sight, legal),
+        Level::Expert => expert::decide(&sight, legal, expert::TUNED),
     };
     // Every level picks from `legal`; this only guards the promise above.
     action.filter(|a| legal.contains(a))
+}
+
+/// The `expert` level with other weights: for tuning in the arena only.
+pub fn decide_expert_with(tuning: Tuning, view: &View) -> Option<Action> {
+    let legal = &view.legal_actions;
+    if legal.is_empty() {
+        return None;
+    }
+    let sight = sight::Sight::of(view)?;
+    expert::decide(&sight, legal, tuning).filter(|a| legal.contains(a))
 }

@@ -15,6 +15,7 @@ pub(crate) struct Sight {
     pub me: Seat,
     pub players: u8,
     pub partner: bool,
+    pub bonus: bool,
     pub max: u16,
     pub rack: Slots,
     /// By value 0..=max: true when the card is in no place this seat can see.
@@ -90,6 +91,7 @@ impl Sight {
             me,
             players: view.options.players,
             partner: view.options.partner,
+            bonus: view.options.bonus,
             max,
             rack,
             unseen,

@@ -5,23 +5,27 @@
 
 use racko_rules::{Action, Card, Slot, TurnStage};
 
-use crate::eval::Field;
+use crate::eval::{Field, Tuning};
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 
 /// What moving a card costs beyond its effect: a tie goes to leaving the rack alone.
-const CHURN: f32 = 1e-3;
+pub(crate) const CHURN: f32 = 1e-3;
 
 /// A rack at most this many draws from order is worth keeping in a rack swap.
 const GOOD_RACK: f32 = 12.0;
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
+    play(sight, legal, &Field::new(sight, Tuning::STRONG))
+}
+
+/// Every choice by the cost of `field` (the `expert` level weighs it its own way).
+pub(crate) fn play(sight: &Sight, legal: &[Action], field: &Field) -> Option<Action> {
     if legal.contains(&Action::CallRacko) {
         return Some(Action::CallRacko);
     }
     if !sight.awaited {
         return None;
     }
-    let field = Field::new(sight);
     let chosen = match (legal.first()?, sight.stage) {
         // A Blitz deal lets the better placer start from a better rack (R7.3).
         (Action::ChooseDeal { .. }, _) => Some(Action::ChooseDeal { blitz: true }),
@@ -34,7 +38,7 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
                 _ => None,
             })
         }
-        (_, Some(TurnStage::Begin)) => begin(sight, &field, legal),
+        (_, Some(TurnStage::Begin)) => begin(sight, field, legal),
         (_, Some(TurnStage::Drawn)) => {
             let card = slot_card(sight.drawn);
             cheapest(legal, |a| match a {
@@ -46,8 +50,8 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action]) -> Option<Action> {
                 _ => None,
             })
         }
-        (_, Some(TurnStage::CardSwap)) => card_swap(sight, &field, legal),
-        (_, Some(TurnStage::RackSwap)) => rack_swap(sight, &field, legal),
+        (_, Some(TurnStage::CardSwap)) => card_swap(sight, field, legal),
+        (_, Some(TurnStage::RackSwap)) => rack_swap(sight, field, legal),
         _ => None,
     };
     chosen
@@ -68,7 +72,7 @@ fn cheapest(legal: &[Action], score: impl Fn(&Action) -> Option<f32>) -> Option<
     best.map(|(a, _)| a)
 }
 
-fn slot_card(card: Option<Card>) -> u16 {
+pub(crate) fn slot_card(card: Option<Card>) -> u16 {
     match card {
         Some(Card::Number { value }) => value,
         Some(Card::Joker) => JOKER,
@@ -76,7 +80,7 @@ fn slot_card(card: Option<Card>) -> u16 {
     }
 }
 
-fn with_card(rack: &Slots, slot: Slot, card: u16) -> Slots {
+pub(crate) fn with_card(rack: &Slots, slot: Slot, card: u16) -> Slots {
     let mut next = *rack;
     if let Some(i) = slot.index() {
         next[i] = card;
@@ -85,7 +89,7 @@ fn with_card(rack: &Slots, slot: Slot, card: u16) -> Slots {
 }
 
 /// The least cost `card` can give the rack, placed into its best slot or thrown away.
-fn best_with(field: &Field, rack: &Slots, card: u16, now: f32) -> f32 {
+pub(crate) fn best_with(field: &Field, rack: &Slots, card: u16, now: f32) -> f32 {
     let mut best = now;
     for i in 0..12 {
         if rack[i] == card && card != JOKER {

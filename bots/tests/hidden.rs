@@ -2,6 +2,7 @@
 //! every card the seat cannot see (the other racks and the stock) leaves each decision as it
 //! was, at every position of many whole games.
 
+use racko_bots::sparring::{self, Sparring};
 use racko_bots::{decide, Level};
 use racko_rules::{BlitzMode, Game, Options, Phase, Seat, Viewer};
 use serde_json::Value;
@@ -74,7 +75,7 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
     let (mut positions, mut changed) = (0, 0);
     for options in variants {
         for game_no in 0..3u64 {
-            let levels = [Level::Strong, Level::Basic, Level::Strong, Level::Random];
+            let levels = [Level::Expert, Level::Basic, Level::Strong, Level::Random];
             replay_positions(&options, game_no, &levels, |state: &Game, seat| {
                 if !matches!(state.phase(), Phase::Turn { .. }) {
                     return;
@@ -89,6 +90,12 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                 for level in Level::ALL {
                     let seed = positions as u64;
                     assert_eq!(decide(level, &twin_view, seed), decide(level, &view, seed));
+                }
+                for partner in Sparring::ALL {
+                    assert_eq!(
+                        sparring::decide(partner, &twin_view),
+                        sparring::decide(partner, &view)
+                    );
                 }
                 positions += 1;
             });

@@ -67,7 +67,7 @@ fn every_level_plays_only_legal_actions_and_every_game_ends_in_every_variant() {
             // Every level sits at the table; two players never both play `random` (such a
             // game need never end: random play rarely orders a rack).
             let levels: Vec<Level> = (0..options.players)
-                .map(|s| Level::ALL[(game as usize + usize::from(s)) % 3])
+                .map(|s| Level::ALL[(game as usize + usize::from(s)) % Level::ALL.len()])
                 .collect();
             let record = play_game(&options, game, 200_000, |seat, view, seed| {
                 let level = levels[usize::from(seat)];
@@ -136,7 +136,7 @@ fn r4_2_an_ordered_rack_calls_racko_off_turn() {
     let view = game.view(Viewer::Seat { seat: 0 });
     assert!(!view.awaiting.contains(&0));
     assert_eq!(view.legal_actions, vec![Action::CallRacko]);
-    for level in [Level::Basic, Level::Strong] {
+    for level in [Level::Basic, Level::Strong, Level::Expert] {
         assert_eq!(decide(level, &view, 1), Some(Action::CallRacko), "{level}");
     }
     // Off turn, `random` calls or passes; both happen.
@@ -169,7 +169,7 @@ fn r3_1_strong_and_basic_take_the_discard_that_orders_the_rack() {
     let take = Action::TakeDiscard {
         slot: racko_rules::Slot(40),
     };
-    for level in [Level::Basic, Level::Strong] {
+    for level in [Level::Basic, Level::Strong, Level::Expert] {
         assert_eq!(decide(level, &view, 5), Some(take), "{level}");
     }
     // Now in order (R4.1): seat 1 calls Racko off turn, at seat 0's turn (R4.2).
@@ -177,4 +177,36 @@ fn r3_1_strong_and_basic_take_the_discard_that_orders_the_rack() {
     let view = after.view(Viewer::Seat { seat: 1 });
     assert_eq!(view.turn, Some(0));
     assert_eq!(decide(Level::Strong, &view, 5), Some(Action::CallRacko));
+}
+
+/// The sparring partners, each against the expert: legal actions only, every game ends.
+#[test]
+fn sparring_partners_play_only_legal_actions_in_every_variant() {
+    for (name, options) in variants() {
+        for partner in racko_bots::sparring::Sparring::ALL {
+            for game in 0..4u64 {
+                let record = play_game(&options, game, 200_000, |seat, view, seed| {
+                    let action = if usize::from(seat) == game as usize % 2 {
+                        racko_bots::sparring::decide(partner, view)
+                    } else {
+                        decide(Level::Expert, view, seed)
+                    };
+                    if let Some(a) = action {
+                        assert!(
+                            view.legal_actions.contains(&a),
+                            "{name}: {partner} chose {a:?}"
+                        );
+                    } else {
+                        assert!(
+                            !view.awaiting.contains(&seat),
+                            "{name}: no action when awaited"
+                        );
+                    }
+                    action
+                })
+                .unwrap_or_else(|e| panic!("{name}, {partner}, game {game}: {e}"));
+                assert!(record.finished(), "{name}, {partner}, game {game}: cut off");
+            }
+        }
+    }
 }

@@ -216,8 +216,8 @@ pub async fn list_events(
     conditional(&req, None, &page)
 }
 
-/// What the `strong` computer player would do for the caller's seat now, decided from the
-/// caller's own view only (R8.1): one of the caller's legal actions. Off turn, the hint is an
+/// What the best computer player would do for the caller's seat now, decided from the
+/// caller's own view only (R8.1): one of the caller's legal actions, by the `expert` level. Off turn, the hint is an
 /// off-turn Racko call (R4.2) when the caller's rack is in order.
 #[utoipa::path(get, path = "/v1/games/{id}/hint", tag = "play",
     params(("id" = Uuid, Path, description = "The game"), IfNoneMatchHeader),

@@ -16,7 +16,7 @@ use crate::store::SeatRecord;
 /// A seat a game is created with, played by the computer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"seat": 1, "level": "basic"}))]
+#[schema(example = json!({"seat": 1, "level": "expert"}))]
 pub struct ComputerSeat {
     /// 1 to `players` - 1 (the creator sits at seat 0).
     #[schema(minimum = 1, maximum = 3, value_type = u8)]
@@ -32,6 +32,7 @@ fn index(level: Level) -> u128 {
         Level::Random => 0,
         Level::Basic => 1,
         Level::Strong => 2,
+        Level::Expert => 3,
     }
 }
 

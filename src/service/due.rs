@@ -16,7 +16,7 @@ use crate::store::{GameStatus, SeatRecord};
 
 /// Who plays a resigned seat of three or four (R10.3): the strongest computer level. A seat
 /// whose time ran out gets R10.2's simplest move instead (`Game::stand_in`).
-pub const FOR_RESIGNED: Level = Level::Strong;
+pub const FOR_RESIGNED: Level = Level::BEST;
 
 /// The level the server plays `seat` at by itself, whenever it has something to do; None for
 /// a seat its player plays.

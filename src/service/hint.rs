@@ -1,4 +1,4 @@
-//! The hint (issue 12): what the `strong` computer player would do for the caller's seat,
+//! The hint (issue 12): what the best computer player would do for the caller's seat,
 //! decided from the caller's own view (R8.1) and nothing else.
 
 use racko_bots::Level;
@@ -13,7 +13,7 @@ use crate::error::{Code, ServiceError};
 use crate::store::Store;
 
 /// The level every hint is played at.
-pub const HINT_LEVEL: Level = Level::Strong;
+pub const HINT_LEVEL: Level = Level::BEST;
 
 /// A suggested action for the caller's seat.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -26,7 +26,7 @@ pub struct Hint {
     pub action: Action,
 }
 
-/// The `strong` choice for the caller's seat. 403 `not_a_player` without a seat; 409
+/// The best level's choice for the caller's seat. 403 `not_a_player` without a seat; 409
 /// `not_awaited` when the seat has nothing to do now (another seat's turn and no off-turn
 /// Racko call to make, R4.2), or the game is over.
 pub fn hint(store: &Store, caller: &Caller, id: Uuid) -> Result<Hint, ServiceError> {

@@ -1,4 +1,4 @@
-//! `GET /v1/games/{id}/hint` (issue 12): the `strong` computer player's choice for the
+//! `GET /v1/games/{id}/hint` (issue 12): the best computer player (`expert`)'s choice for the
 //! caller's seat, from the caller's view alone (R8.1).
 
 use racko_bots::{decide, Level};
@@ -10,7 +10,7 @@ use crate::common::app::{assert_problem, json_body, TestApp};
 use crate::tables::{act, n, players, small_game, start_game, view, Player, ONE_OF_EACH};
 
 both_stores!(
-    r8_a_hint_is_the_strong_choice_from_the_callers_view,
+    r8_a_hint_is_the_best_levels_choice_from_the_callers_view,
     a_hint_needs_a_seat_that_is_awaited,
 );
 
@@ -21,18 +21,18 @@ async fn hint(app: &TestApp, player: &Player, game: &str) -> Value {
     json_body(res, StatusCode::OK).await
 }
 
-async fn r8_a_hint_is_the_strong_choice_from_the_callers_view(app: TestApp) {
+async fn r8_a_hint_is_the_best_levels_choice_from_the_callers_view(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
     let bob = &table[1];
     let id = small_game(&app, &table).await;
     let answer = hint(&app, bob, &id).await;
     let seen = view(&app, bob, &id).await;
-    assert_eq!(answer["level"], "strong");
+    assert_eq!(answer["level"], "expert");
     assert_eq!(answer["version"], seen["version"]);
     let table_view: View = serde_json::from_value(seen["table"].clone()).expect("a view");
     let action: Action = serde_json::from_value(answer["action"].clone()).expect("an action");
     assert!(table_view.legal_actions.contains(&action), "{action:?}");
-    assert_eq!(decide(Level::Strong, &table_view, 0), Some(action));
+    assert_eq!(decide(Level::BEST, &table_view, 0), Some(action));
 
     // R8: the same table with other cards in ann's rack (hidden from bob) gives bob the same
     // hint. Here ann holds 27 where the first game gave her 23.

@@ -63,7 +63,7 @@ fn random_game(rng: &mut StdRng) -> CreateGame {
     let mut computer = Vec::new();
     for seat in 1..players {
         if rng.random_bool(0.4) {
-            let level = [Level::Random, Level::Basic, Level::Strong][rng.random_range(0..3)];
+            let level = Level::ALL[rng.random_range(0..Level::ALL.len())];
             computer.push(ComputerSeat { seat, level });
         }
     }

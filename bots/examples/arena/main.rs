@@ -1,26 +1,34 @@
-//! The arena: plays N games per pairing of levels and prints how strong each level is.
+//! The arena: plays N games per pairing of players and prints how strong each is, ending
+//! with a table of win rates and their 95 % confidence intervals. Seeded: the same command
+//! prints the same figures (decision times aside).
 //!
 //! ```text
 //! cargo run --release -p racko-bots --example arena -- [--games N] [--players 2|3|4]
 //!     [--variants default|bonus|blitz|choice|partner|all] [--threads T] [--alone N]
-//!     [--pairs strong-basic,basic-random,strong-random]
+//!     [--pairs expert-max,strong-max,expert-strong] [--tuning joker_share=0.1,...]
+//!     [--bench N]
 //! ```
 //!
-//! With 2 players every pair of levels meets; with 3 or 4, one seat of the first level against
+//! A player is a level (random, basic, strong, expert), a sparring partner (max, band: see
+//! `racko_bots::sparring`) or `tuned` (the expert with the `--tuning` weights). Each pairing is
+//! first-second: with 2 players one against one; with 3 or 4, one seat of the first against
 //! seats of the second; with `partner` (4 players) a team against a team. Seats are drawn at
 //! random for each game (the seat matters: seat 0 deals first). `all` cycles the variants game
 //! by game. `--alone N` plays N solo deals per level: one rack, the 2-player deck, no
 //! opponent (an event card drawn is laid away with no effect), counting turns from the deal to
-//! an ordered rack.
+//! an ordered rack. `--bench N` times every decision of N self-play games per level, one
+//! thread (`scripts/bench-bots.sh`).
 
 use std::time::Instant;
 
+mod alone;
+mod bench;
+mod players;
+
 use racko_bots::table::{play_game, GameRecord};
-use racko_bots::{decide, Level};
-use racko_rules::score::in_order;
-use racko_rules::{
-    Action, BlitzMode, Card, Options, Phase, Seat, Slot, SlotCard, TurnStage, View, Viewer,
-};
+use racko_rules::{BlitzMode, Options, Seat, View};
+
+use players::Player;
 
 struct Args {
     games: usize,
@@ -28,8 +36,10 @@ struct Args {
     variants: String,
     threads: usize,
     alone: usize,
-    /// The pairings to play, as `first-second` level names.
-    pairs: Vec<[Level; 2]>,
+    /// The pairings to play, as `first-second` player names.
+    pairs: Vec<[Player; 2]>,
+    /// Games per level for the decision-time benchmark (0: none).
+    bench: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -39,12 +49,11 @@ fn parse_args() -> Result<Args, String> {
         variants: "default".into(),
         threads: 1,
         alone: 0,
-        pairs: vec![
-            [Level::Strong, Level::Basic],
-            [Level::Basic, Level::Random],
-            [Level::Strong, Level::Random],
-        ],
+        pairs: Vec::new(),
+        bench: 0,
     };
+    let mut pairs = "expert-max,strong-max,expert-strong".to_string();
+    let mut tunings = vec![racko_bots::expert::TUNED];
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -55,22 +64,24 @@ fn parse_args() -> Result<Args, String> {
             "--variants" => args.variants = value.clone(),
             "--threads" => args.threads = number()?.max(1),
             "--alone" => args.alone = number()?,
-            "--pairs" => args.pairs = parse_pairs(&value)?,
+            "--pairs" => pairs = value.clone(),
+            "--tuning" => tunings = players::parse_tunings(&value)?,
+            "--bench" => args.bench = number()?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
+    args.pairs = parse_pairs(&pairs, &tunings)?;
     Ok(args)
 }
 
-/// `strong-basic,basic-random`: each pairing as first-second.
-fn parse_pairs(text: &str) -> Result<Vec<[Level; 2]>, String> {
+/// `strong-basic,expert-max`: each pairing as first-second.
+fn parse_pairs(text: &str, tunings: &[racko_bots::Tuning]) -> Result<Vec<[Player; 2]>, String> {
     text.split(',')
         .map(|pair| {
             let (a, b) = pair
                 .split_once('-')
                 .ok_or(format!("{pair}: write first-second"))?;
-            let level = |s: &str| s.parse::<Level>().map_err(|e| e.to_string());
-            Ok([level(a)?, level(b)?])
+            Ok([Player::parse(a, tunings)?, Player::parse(b, tunings)?])
         })
         .collect()
 }
@@ -160,7 +171,7 @@ fn seating(players: u8, partner: bool, i: usize) -> Vec<usize> {
     (0..n).map(|s| usize::from(s != first)).collect()
 }
 
-fn play_pairing(args: &Args, levels: [Level; 2], games: std::ops::Range<usize>) -> Tally {
+fn play_pairing(args: &Args, levels: [Player; 2], games: std::ops::Range<usize>) -> Tally {
     let mut tally = Tally::default();
     for i in games {
         let options = match options_for(&args.variants, args.players, i) {
@@ -172,7 +183,7 @@ fn play_pairing(args: &Args, levels: [Level; 2], games: std::ops::Range<usize>) 
         let player = |seat: Seat, view: &View, seed: u64| {
             let k = seats[usize::from(seat)];
             let start = Instant::now();
-            let action = decide(levels[k], view, seed);
+            let action = levels[k].decide(view, seed);
             times[k].push(start.elapsed().as_nanos().min(u128::from(u32::MAX)) as u32);
             action
         };
@@ -251,7 +262,8 @@ fn run_parallel<T: Send + Default>(
     all
 }
 
-fn report(args: &Args, levels: [Level; 2], mut tally: Tally) {
+/// Prints the pairing's figures and returns its line of the closing table.
+fn report(args: &Args, levels: [Player; 2], mut tally: Tally) -> String {
     let partner = args.variants == "partner";
     let n = (tally.games - tally.unfinished).max(1) as f64;
     let p = tally.share / n;
@@ -297,140 +309,17 @@ fn report(args: &Args, levels: [Level; 2], mut tally: Tally) {
         tally.racko_turns / (tally.racko_rounds.max(1) as f64),
         tally.racko_rounds
     );
-}
-
-/// One solo deal: turns from the deal until the rack is in order (cut off at 2,000).
-fn alone(level: Level, deal: u64) -> u32 {
-    let options = Options::default();
-    let counts = options.deck_counts();
-    let mut rng = deal.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
-    let mut below = |n: usize| -> usize {
-        rng ^= rng >> 12;
-        rng ^= rng << 25;
-        rng ^= rng >> 27;
-        (rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
-    };
-    let shuffle = |cards: &mut Vec<Card>, below: &mut dyn FnMut(usize) -> usize| {
-        for i in (1..cards.len()).rev() {
-            cards.swap(i, below(i + 1));
-        }
-    };
-    let mut numbers: Vec<Card> = (1..=counts.max_number)
-        .map(|value| Card::Number { value })
-        .collect();
-    shuffle(&mut numbers, &mut below);
-    let mut rack: Vec<Card> = numbers.drain(..12).collect();
-    let mut stock = numbers;
-    for (card, count) in counts.others() {
-        stock.extend(std::iter::repeat_n(card, usize::from(count)));
-    }
-    shuffle(&mut stock, &mut below);
-    let mut discard = vec![stock.pop().expect("a full deck")];
-    let mut turns = 0;
-    let mut step = 0u64;
-    while !in_order(&rack) && turns < 2000 {
-        turns += 1;
-        let mut drawn: Option<Card> = None;
-        loop {
-            let stage = if drawn.is_some() {
-                TurnStage::Drawn
-            } else {
-                TurnStage::Begin
-            };
-            let mut legal = Vec::new();
-            if drawn.is_some() {
-                legal.extend(Slot::all().map(|slot| Action::PlaceDrawn { slot }));
-                legal.push(Action::DiscardDrawn);
-            } else {
-                if discard.last().is_some_and(Card::is_playable) {
-                    legal.extend(Slot::all().map(|slot| Action::TakeDiscard { slot }));
-                }
-                if !stock.is_empty() || discard.len() > 1 {
-                    legal.push(Action::Draw);
-                }
-            }
-            let view = solo_view(&options, &rack, drawn, &discard, stock.len(), stage, legal);
-            step += 1;
-            let action = decide(level, &view, deal ^ step).expect("an awaited seat acts");
-            match action {
-                Action::TakeDiscard { slot } | Action::PlaceDrawn { slot } => {
-                    let card = drawn
-                        .take()
-                        .or_else(|| discard.pop())
-                        .expect("a card to place");
-                    let i = slot.index().expect("a legal slot");
-                    discard.push(std::mem::replace(&mut rack[i], card));
-                    break;
-                }
-                Action::DiscardDrawn => {
-                    discard.extend(drawn.take());
-                    break;
-                }
-                Action::Draw => {
-                    if stock.is_empty() {
-                        let top = discard.pop().expect("a top card");
-                        stock = std::mem::take(&mut discard);
-                        shuffle(&mut stock, &mut below);
-                        discard.push(top);
-                    }
-                    let card = stock.pop().expect("a card to draw");
-                    if card.is_event() {
-                        // No opponent: the event is laid away and the turn ends.
-                        discard.push(card);
-                        break;
-                    }
-                    drawn = Some(card);
-                }
-                other => panic!("{other:?} in a solo turn"),
-            }
-        }
-    }
-    turns
-}
-
-fn solo_view(
-    options: &Options,
-    rack: &[Card],
-    drawn: Option<Card>,
-    discard: &[Card],
-    stock_size: usize,
-    stage: TurnStage,
-    legal_actions: Vec<Action>,
-) -> View {
-    View {
-        viewer: Viewer::Seat { seat: 0 },
-        options: options.clone(),
-        phase: Phase::Turn { seat: 0, stage },
-        round: 1,
-        dealer: Some(1),
-        start_seat: Some(0),
-        turn: Some(0),
-        awaiting: vec![0],
-        rack: Some(
-            rack.iter()
-                .enumerate()
-                .map(|(i, card)| SlotCard {
-                    slot: Slot::from_index(i),
-                    card: Some(*card),
-                })
-                .collect(),
-        ),
-        racks: None,
-        drawn,
-        blitz_card: None,
-        blitz_placed: Vec::new(),
-        discard: discard.to_vec(),
-        stock_size: stock_size as u32,
-        seed_commitment: None,
-        round_scores: Vec::new(),
-        totals: vec![0, 0],
-        team_totals: None,
-        legal_actions,
-        last_round: None,
-        winners: None,
-        resigned: Vec::new(),
-        timeouts: vec![0, 0],
-    }
+    format!(
+        "| {} | {} ({shape}) | {players} | {} | {} | {:.1}% | ± {:.1}% | {:.1}% ({:.2}×) |",
+        levels[0],
+        levels[1],
+        args.variants,
+        tally.games,
+        100.0 * p,
+        100.0 * ci,
+        100.0 * fair,
+        p / fair
+    )
 }
 
 fn main() {
@@ -441,14 +330,24 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if args.bench > 0 {
+        bench::run(args.bench);
+        return;
+    }
     if args.alone > 0 {
-        for level in Level::ALL {
+        let mut seen: Vec<Player> = Vec::new();
+        for player in args.pairs.iter().flatten() {
+            if !seen.contains(player) {
+                seen.push(*player);
+            }
+        }
+        for player in seen {
             let n = args.alone;
             let turns: Vec<u32> = run_parallel(
                 args.threads,
                 n,
                 |all: &mut Vec<u32>, part| all.extend(part),
-                |range| range.map(|d| alone(level, d as u64 + 1)).collect(),
+                |range| range.map(|d| alone::alone(player, d as u64 + 1)).collect(),
             );
             let mean = turns.iter().map(|t| f64::from(*t)).sum::<f64>() / n as f64;
             let var = turns
@@ -458,18 +357,25 @@ fn main() {
                 / n as f64;
             let cut = turns.iter().filter(|t| **t >= 2000).count();
             println!(
-                "alone {level:>6}: {mean:.1} ± {:.1} turns from the deal to an ordered rack ({n} deals, {cut} cut off at 2000)",
+                "alone {player:>6}: {mean:.1} ± {:.1} turns from the deal to an ordered rack ({n} deals, {cut} cut off at 2000)",
                 1.96 * (var / n as f64).sqrt()
             );
         }
         return;
     }
+    let mut table = Vec::new();
     for levels in args.pairs.clone() {
         let start = Instant::now();
         let tally = run_parallel(args.threads, args.games, Tally::merge, |range| {
             play_pairing(&args, levels, range)
         });
-        report(&args, levels, tally);
+        table.push(report(&args, levels, tally));
         println!("  ({:.1} s)", start.elapsed().as_secs_f64());
+    }
+    println!();
+    println!("| first | against | players | variants | games | first wins | 95% CI | fair share (wins ×) |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for line in table {
+        println!("{line}");
     }
 }

@@ -1,0 +1,84 @@
+//! Who may sit at the arena's table: a level, a sparring partner, or `tuned` (the expert
+//! level with the weights given by `--tuning`, for tuning runs).
+
+use std::fmt;
+
+use racko_bots::sparring::{self, Sparring};
+use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
+use racko_rules::{Action, View};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Player {
+    Level(Level),
+    Sparring(Sparring),
+    Tuned(usize, Tuning),
+}
+
+impl Player {
+    /// `tunings` are the `--tuning` sets: `tuned` (or `tuned0`) is the first, `tuned1` the next.
+    pub fn parse(name: &str, tunings: &[Tuning]) -> Result<Player, String> {
+        if let Some(k) = name.strip_prefix("tuned") {
+            let k: usize = if k.is_empty() {
+                0
+            } else {
+                k.parse().map_err(|e| format!("{name}: {e}"))?
+            };
+            let tuning = tunings.get(k).copied().unwrap_or(expert::TUNED);
+            return Ok(Player::Tuned(k, tuning));
+        }
+        if let Ok(level) = name.parse::<Level>() {
+            return Ok(Player::Level(level));
+        }
+        name.parse::<Sparring>()
+            .map(Player::Sparring)
+            .map_err(|_| format!("{name}: not a level, a sparring partner (max, band) or tuned"))
+    }
+
+    pub fn decide(self, view: &View, seed: u64) -> Option<Action> {
+        match self {
+            Player::Level(level) => decide(level, view, seed),
+            Player::Sparring(partner) => sparring::decide(partner, view),
+            Player::Tuned(_, tuning) => decide_expert_with(tuning, view),
+        }
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Player::Level(level) => write!(f, "{level}"),
+            Player::Sparring(partner) => write!(f, "{partner}"),
+            Player::Tuned(k, _) => write!(f, "tuned{k}"),
+        }
+    }
+}
+
+/// `--tuning joker_share=0.5,gap_power=1.8/joker_share=0.2`: sets of the expert's weights with
+/// some changed, separated by `/` (`tuned0`, `tuned1`, ...).
+pub fn parse_tunings(text: &str) -> Result<Vec<Tuning>, String> {
+    text.split('/').map(parse_tuning).collect()
+}
+
+fn parse_tuning(text: &str) -> Result<Tuning, String> {
+    let mut tuning = expert::TUNED;
+    for pair in text.split(',').filter(|p| !p.is_empty()) {
+        let (name, value) = pair
+            .split_once('=')
+            .ok_or(format!("{pair}: write name=value"))?;
+        let value: f32 = value.parse().map_err(|e| format!("{pair}: {e}"))?;
+        if name == "lookahead" {
+            tuning.lookahead = value != 0.0;
+            continue;
+        }
+        let weight = match name {
+            "discard_weight" => &mut tuning.discard_weight,
+            "short_penalty" => &mut tuning.short_penalty,
+            "joker_share" => &mut tuning.joker_share,
+            "gap_power" => &mut tuning.gap_power,
+            "bonus_weight" => &mut tuning.bonus_weight,
+            _ => return Err(format!("{name}: no such weight")),
+        };
+        *weight = value;
+    }
+    Ok(tuning)
+}
