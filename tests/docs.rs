@@ -143,7 +143,10 @@ fn every_docs_page_is_linked_from_the_readme() {
         .map(|name| format!("docs/{name}"))
         .filter(|page| !linked.contains(page))
         .collect();
-    assert!(unlinked.is_empty(), "pages the README does not link: {unlinked:?}");
+    assert!(
+        unlinked.is_empty(),
+        "pages the README does not link: {unlinked:?}"
+    );
 }
 
 #[test]
@@ -161,9 +164,18 @@ fn every_relative_link_resolves() {
 
 #[test]
 fn anchors_are_spelled_as_github_spells_them() {
-    let slugs = anchors("# Under faults: what the service promises\n## `racko verify FILE`\n## A\n## A\n");
-    for slug in ["under-faults-what-the-service-promises", "racko-verify-file", "a", "a-1"] {
+    let slugs =
+        anchors("# Under faults: what the service promises\n## `racko verify FILE`\n## A\n## A\n");
+    for slug in [
+        "under-faults-what-the-service-promises",
+        "racko-verify-file",
+        "a",
+        "a-1",
+    ] {
         assert!(slugs.contains(slug), "{slug} in {slugs:?}");
     }
-    assert_eq!(links("[a](x.md) `b` [c](y.md#z \"t\")\n```\n[d](nope.md)\n```\n"), ["x.md", "y.md#z"]);
+    assert_eq!(
+        links("[a](x.md) `b` [c](y.md#z \"t\")\n```\n[d](nope.md)\n```\n"),
+        ["x.md", "y.md#z"]
+    );
 }
