@@ -8,8 +8,8 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use uuid::Uuid;
 
-use super::StoreError;
 use super::rows::to_json;
+use super::StoreError;
 
 /// A webhook body but for the feed seq, which goes between the two.
 #[derive(Clone, Debug, PartialEq, Eq)]
