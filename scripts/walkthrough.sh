@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's walk-through: two players, one game, Ben's first turn, Ann's inbox and the log.
+# The walk-through (docs/development.md): two players, one game, Ben's first turn, Ann's inbox and the log.
 #
 #   scripts/walkthrough.sh                         # against http://localhost:8080
 #   RACKO_URL=http://127.0.0.1:9000 scripts/walkthrough.sh

@@ -203,8 +203,8 @@ fn unknown_versions_and_malformed_files_cannot_be_verified() {
     assert_eq!(
         unusable(&other),
         format!(
-            "unknown rules version 99 (this verifier knows rules version {})",
-            racko_rules::RULES_VERSION
+            "unknown rules version 99 (this verifier knows rules versions {:?})",
+            racko_rules::SHIPPED_RULES_VERSIONS
         )
     );
     let mut other = doc.clone();
@@ -261,4 +261,75 @@ fn the_verify_command_exits_by_outcome() {
         .expect("racko runs");
     assert_eq!(missing.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The stored game of rules version `version`: an export of a game played under it, kept as
+/// that version's build wrote it.
+fn fixture(version: u32) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format!("rules-v{version}.json"))
+}
+
+/// A game of the current version, for its fixture: a deck without rack swaps, so that a count
+/// left out of what is stored (as a count added later is) can be tried on it.
+fn game_of_this_version() -> GameExport {
+    let options = Options {
+        target: 100,
+        deck: Some(racko_rules::DeckCounts {
+            max_number: 50,
+            jokers: 5,
+            card_swaps: 3,
+            skips: 3,
+            rack_swaps: 0,
+        }),
+        ..Options::default()
+    };
+    let events = sample::play(&options, 11, 5_000).expect("the sample game plays");
+    let start = chrono::DateTime::from_timestamp(1_700_000_000, 0).expect("a time");
+    sample::export(uuid::Uuid::nil(), &options, &["ann", "bob"], events, start)
+}
+
+/// Every rules version this build shipped still verifies: a game stored under it replays
+/// exactly as it was played. `RACKO_BLESS=1` writes the fixture of the current version once,
+/// when a new version has none yet; an existing fixture is never rewritten.
+#[test]
+fn a_game_of_every_shipped_rules_version_still_verifies() {
+    let current = racko_rules::RULES_VERSION;
+    assert_eq!(racko_rules::SHIPPED_RULES_VERSIONS.last(), Some(&current));
+    let path = fixture(current);
+    if !path.exists() && std::env::var_os("RACKO_BLESS").is_some() {
+        let doc = game_of_this_version();
+        assert!(doc.complete, "the fixture's game ends");
+        let text = serde_json::to_string(&doc).expect("serializes") + "\n";
+        std::fs::write(&path, text).expect("the fixture is written");
+    }
+    for version in racko_rules::SHIPPED_RULES_VERSIONS {
+        let path = fixture(*version);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (RACKO_BLESS=1 writes the current version's)",
+                path.display()
+            )
+        });
+        let doc: Value = serde_json::from_str(&text).expect("the fixture is JSON");
+        assert_eq!(doc["rules_version"], *version, "{}", path.display());
+        let report = check(&doc).unwrap_or_else(|e| panic!("rules version {version}: {e:?}"));
+        assert!(report.rounds >= 1 && report.actions > 20, "{report}");
+    }
+}
+
+/// A count of the deck missing from what was stored (as every count added later will be from
+/// older games) reads as none of that card, and the game still verifies.
+#[test]
+fn a_stored_deck_without_a_later_count_still_verifies() {
+    let text = std::fs::read_to_string(fixture(1)).expect("the rules version 1 fixture");
+    assert!(
+        text.contains(r#","rack_swaps":0"#),
+        "the fixture's deck has no rack swaps"
+    );
+    let older = text.replace(r#","rack_swaps":0"#, "");
+    let doc: Value = serde_json::from_str(&older).expect("still JSON");
+    assert!(doc["options"]["deck"].get("rack_swaps").is_none());
+    check(&doc).expect("verifies without the count");
 }

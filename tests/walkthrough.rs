@@ -1,7 +1,8 @@
-//! The README's walk-through, `scripts/walkthrough.sh`, works whatever is dealt: it runs many
-//! times against the real binary, started as `cargo run` starts it (embedded SQLite in its own
-//! folder, random deals, test mode off), and every run must exit 0. The script exits 1 on any
-//! answer that is not 2xx, so a move that ignores the legal actions fails here.
+//! The walk-through, `scripts/walkthrough.sh` (docs/development.md), works whatever is dealt:
+//! it runs many times against the real binary, started as `cargo run` starts it (embedded
+//! SQLite in its own folder, random deals, test mode off), and every run must exit 0. The
+//! script exits 1 on any answer that is not 2xx, so a move that ignores the legal actions
+//! fails here.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

@@ -48,3 +48,15 @@ pub use view::{RoundResult, SlotCard, View, Viewer};
 /// later change of the rules can never silently change an old replay. Bump it whenever any
 /// output of [`Game::start_round`], [`Game::apply`] or the shuffle changes for the same input.
 pub const RULES_VERSION: u32 = 1;
+
+/// Every rules version a build has shipped, oldest first, [`RULES_VERSION`] last. A stored game
+/// keeps the version it was created under for good, so the rules must go on playing, replaying
+/// and verifying each version listed here exactly as it was: a change of behaviour is a new
+/// version, added here, and the code that differs asks which version a game is under. Each
+/// version has a game of its own in `tests/fixtures/rules-v<N>.json` that must still verify.
+pub const SHIPPED_RULES_VERSIONS: &[u32] = &[1];
+
+/// Whether this build can replay and verify a game stored under `version`.
+pub fn knows_rules_version(version: u32) -> bool {
+    SHIPPED_RULES_VERSIONS.contains(&version)
+}

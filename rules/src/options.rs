@@ -31,8 +31,11 @@ pub enum BlitzMode {
     DealersChoice,
 }
 
-/// The cards in the deck (R1.4). A count out of its range is refused with `invalid_options`.
+/// The cards in the deck (R1.4). A count out of its range is refused with `invalid_options`;
+/// a kind of card left out is none of it.
 // Counts are wide integers so that a too-large count is that clear error, not a parse error.
+// Every game stores its deck: a count added later must read as 0 when missing (`default`),
+// which is what every game stored before it had, so that old games still load and replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -41,16 +44,20 @@ pub struct DeckCounts {
     /// (25 for 2 players, 37 for 3, 49 for 4), at most 999.
     #[cfg_attr(feature = "openapi", schema(minimum = 25, maximum = 999))]
     pub max_number: u16,
-    /// 0 to 99.
+    /// 0 to 99; left out: 0.
+    #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub jokers: u16,
-    /// 0 to 99.
+    /// 0 to 99; left out: 0.
+    #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub card_swaps: u16,
-    /// 0 to 99.
+    /// 0 to 99; left out: 0.
+    #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub skips: u16,
-    /// 0 to 99.
+    /// 0 to 99; left out: 0.
+    #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 99))]
     pub rack_swaps: u16,
 }

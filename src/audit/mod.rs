@@ -21,21 +21,21 @@ pub mod queries;
 pub mod replay;
 pub mod verify;
 
-use racko_rules::RULES_VERSION;
+use racko_rules::SHIPPED_RULES_VERSIONS;
 
 use crate::error::{Code, ServiceError};
 
 /// A stored game played under a rules version this build does not know cannot be replayed:
 /// the rules that produced its log are not here (409 `unknown_rules_version`).
 pub fn check_rules_version(version: u32) -> Result<(), ServiceError> {
-    if version == RULES_VERSION {
+    if racko_rules::knows_rules_version(version) {
         return Ok(());
     }
     Err(ServiceError::new(
         Code::UnknownRulesVersion,
         format!(
-            "the game was played under rules version {version}; this server knows version \
-             {RULES_VERSION} only"
+            "the game was played under rules version {version}; this server knows versions \
+             {SHIPPED_RULES_VERSIONS:?}"
         ),
     ))
 }

@@ -13,7 +13,7 @@
 //! discrepancy ends it, named.
 
 use racko_rules::replay::replay;
-use racko_rules::{Event, Game, Options, Phase, ResignReason, Seat, RULES_VERSION};
+use racko_rules::{Event, Game, Options, Phase, ResignReason, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -158,10 +158,14 @@ fn check_header(
             show_number(format_version)
         )));
     }
-    if rules_version != Some(u64::from(RULES_VERSION)) {
+    let known = rules_version
+        .and_then(|v| u32::try_from(v).ok())
+        .is_some_and(racko_rules::knows_rules_version);
+    if !known {
         return Err(unusable(format!(
-            "unknown rules version {} (this verifier knows rules version {RULES_VERSION})",
-            show_number(rules_version)
+            "unknown rules version {} (this verifier knows rules versions {:?})",
+            show_number(rules_version),
+            racko_rules::SHIPPED_RULES_VERSIONS
         )));
     }
     Ok(())

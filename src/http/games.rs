@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::extract::Json;
 use super::helpers::{
     caller, conditional, idempotency_key, reply, version_of, version_tag, IdempotencyKeyHeader,
-    IfNoneMatchHeader,
+    IfMatchHeader, IfNoneMatchHeader,
 };
 use crate::{
     app::AppState,
@@ -66,9 +66,7 @@ pub async fn get_game(
 #[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "play",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-Match" = Option<String>, Header,
-            description = "The version seen, as its ETag: `\"7\"`, `W/\"7\"` or a bare `7` (surrounding blanks are ignored). Optional when the body has `version`; when both are sent they must agree (else 400 `version_mismatch`).",
-            nullable = false, pattern = r#"^(W/)?("[0-9]{1,18}"|[0-9]{1,18})$"#),
+        IfMatchHeader,
         IdempotencyKeyHeader,
     ),
     request_body = ActionRequest,
@@ -80,7 +78,7 @@ pub async fn get_game(
         (status = 403, description = "`not_a_player`"),
         (status = 404, description = "`game_not_found`"),
         (status = 409, description = "`stale_version` (with the current version), `game_not_started`, `game_cancelled`"),
-        (status = 422, description = "An illegal action, with the rule's code (`not_your_turn`, `slot_out_of_range`, `rack_not_in_order`, …); `invalid_body`; `idempotency_key_reused`"),
+        (status = 422, description = "An illegal action, with the rule's code: `not_your_turn`, `not_dealer`, `wrong_phase`, `round_not_started`, `round_in_progress`, `game_over`, `seat_out_of_range`, `slot_out_of_range`, `slot_occupied`, `discard_not_takeable`, `card_already_drawn`, `no_card_drawn`, `event_pending`, `stock_empty`, `invalid_swap_target`, `not_a_number_card`, `rack_not_in_order`; `invalid_body`; `idempotency_key_reused`"),
         (status = 428, description = "`version_required`"),
     ))]
 pub async fn post_action(
@@ -117,9 +115,7 @@ pub async fn post_action(
 #[utoipa::path(post, path = "/v1/games/{id}/resign", tag = "play",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-Match" = Option<String>, Header,
-            description = "The version seen, as its ETag: `\"7\"`, `W/\"7\"` or a bare `7`. Optional when the body has `version`; when both are sent they must agree (else 400 `version_mismatch`).",
-            nullable = false, pattern = r#"^(W/)?("[0-9]{1,18}"|[0-9]{1,18})$"#),
+        IfMatchHeader,
         IdempotencyKeyHeader,
     ),
     request_body = ResignRequest,
@@ -130,8 +126,8 @@ pub async fn post_action(
         (status = 401, description = "`unauthorized`"),
         (status = 403, description = "`not_a_player`"),
         (status = 404, description = "`game_not_found`"),
-        (status = 409, description = "`stale_version` (with the current version), `game_not_started`, `game_cancelled`, `seat_resigned`"),
-        (status = 422, description = "`game_over`, `already_resigned`; `invalid_body`; `idempotency_key_reused`"),
+        (status = 409, description = "`stale_version` (with the current version), `game_not_started`, `game_cancelled`, `seat_resigned`, `already_resigned`"),
+        (status = 422, description = "`game_over`; `invalid_body`; `idempotency_key_reused`"),
         (status = 428, description = "`version_required`"),
     ))]
 pub async fn post_resign(

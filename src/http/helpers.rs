@@ -49,6 +49,22 @@ pub struct IfNoneMatchHeader {
     pub if_none_match: Option<String>,
 }
 
+/// The `If-Match` header of the changes of a game, declared once for the API document;
+/// handlers read it with [`version_of`].
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IfMatchHeader {
+    /// The version seen, as its ETag: `"7"`, `W/"7"` or a bare `7` (surrounding blanks are
+    /// ignored). Optional when the body has `version`; when both are sent they must agree
+    /// (else 400 `version_mismatch`).
+    #[param(
+        rename = "If-Match",
+        nullable = false,
+        pattern = r#"^(W/)?("[0-9]{1,18}"|[0-9]{1,18})$"#
+    )]
+    pub if_match: Option<String>,
+}
+
 /// A page cursor of the game lists: `next_cursor` of the previous page.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(transparent)]

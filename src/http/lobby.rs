@@ -57,7 +57,7 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
         (status = 401, description = "`unauthorized`"),
         (status = 403, description = "`test_mode_disabled`"),
         (status = 404, description = "`player_not_found`: an invited username no account has"),
-        (status = 422, description = "`invalid_options`, `invalid_stacked_deck`, `invalid_body`, `idempotency_key_reused`"),
+        (status = 422, description = "`invalid_options`, `invalid_stacked_deck`, `invalid_computer_seat`, `invalid_body`, `idempotency_key_reused`"),
     ))]
 pub async fn create_game(
     state: web::Data<AppState>,
@@ -88,7 +88,7 @@ pub async fn create_game(
         (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
-        (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`"),
+        (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`, `seat_taken` (another joined the same seat at that moment)"),
         (status = 422, description = "`idempotency_key_reused`"),
     ))]
 pub async fn join_game(
@@ -114,7 +114,7 @@ pub async fn join_game(
         (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
         (status = 404, description = "`game_not_found`"),
-        (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`"),
+        (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`, `seat_taken` (another joined the same seat at that moment)"),
         (status = 422, description = "`invalid_body`, `idempotency_key_reused`"),
     ))]
 pub async fn join_by_code(

@@ -81,6 +81,8 @@ mod contract;
         http::games::get_hint,
         http::games::post_resign,
         http::clock::advance_clock,
+        spec,
+        docs_redirect,
     ),
     components(schemas(
         Problem,
@@ -142,6 +144,10 @@ static SPEC: LazyLock<String> = LazyLock::new(openapi_json);
 /// Built once, by a server in test mode only.
 static TEST_SPEC: LazyLock<String> = LazyLock::new(|| openapi_json_for(true));
 
+/// This document (with the test-only parts on a server in test mode).
+#[utoipa::path(get, path = "/openapi.json", tag = "ops", responses(
+    (status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json"),
+))]
 async fn spec(state: web::Data<AppState>) -> HttpResponse {
     let body = if state.config.test_mode {
         TEST_SPEC.as_str()
@@ -153,6 +159,10 @@ async fn spec(state: web::Data<AppState>) -> HttpResponse {
         .body(body)
 }
 
+/// The API browser (Swagger UI, served offline under `/docs/`).
+#[utoipa::path(get, path = "/docs", tag = "ops", responses(
+    (status = 308, description = "To `/docs/`, the API browser"),
+))]
 async fn docs_redirect() -> HttpResponse {
     HttpResponse::PermanentRedirect()
         .insert_header(("Location", "/docs/"))
@@ -160,6 +170,18 @@ async fn docs_redirect() -> HttpResponse {
 }
 
 const PROBLEM_JSON: &str = "application/problem+json";
+
+/// The client errors any operation may answer, besides those it names: what the HTTP layer
+/// refuses before a handler runs, and a change waiting too long for a game or a key.
+const ANY_CLIENT_ERROR: &str = "Client error (problem+json). Any operation may also answer \
+    `bad_request`, `client_error`, `invalid_path`, `invalid_query`, `invalid_value` (a value \
+    the database refuses), `not_found` (no such route), `payload_too_large`, \
+    `unsupported_media_type`, `not_acceptable`, `method_not_allowed`, `request_timeout`, \
+    `length_required`, `uri_too_long`, `headers_too_large`; a change `game_busy` (a game \
+    another change holds) and, with an `Idempotency-Key`, `idempotency_key_taken`.";
+/// The server errors any operation may answer.
+const ANY_SERVER_ERROR: &str = "Server error (problem+json): `store_unavailable`, `busy`, \
+    `unavailable`, `internal`, `server_error`.";
 
 /// Tagged enums whose every variant refuses unknown fields (serde `deny_unknown_fields`);
 /// utoipa does not say so for an enum's variants, so [`Platform`] does.
@@ -227,10 +249,7 @@ impl Modify for Platform {
                             .or_insert_with(problem_content);
                     }
                 }
-                for (range, description) in [
-                    ("4XX", "Client error (problem+json)"),
-                    ("5XX", "Server error (problem+json)"),
-                ] {
+                for (range, description) in [("4XX", ANY_CLIENT_ERROR), ("5XX", ANY_SERVER_ERROR)] {
                     responses
                         .entry(range.to_string())
                         .or_insert_with(|| RefOr::T(problem_response(description)));

@@ -33,6 +33,7 @@ mod signed_in;
 mod tests;
 mod types;
 mod wake;
+mod webhook_body;
 mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};

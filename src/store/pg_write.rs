@@ -18,6 +18,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
 
 use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
+use super::webhook_body::BodyAroundSeq;
 use super::{GameChange, GameRecord, StoreError};
 use crate::notify::{Topic, Wake};
 
@@ -75,11 +76,11 @@ const FEED: &str = r#", heads AS (
        SET last_seq = account_feed_heads.last_seq + EXCLUDED.last_seq
  RETURNING account_id, last_seq
 ), items AS (
-    SELECT f.account_id, f.kind, f.payload,
+    SELECT f.account_id, f.kind, f.payload, f.body_before, f.body_after,
            h.last_seq - count(*) OVER (PARTITION BY f.account_id)
                + row_number() OVER (PARTITION BY f.account_id ORDER BY f.n) AS seq
-      FROM unnest($21::text[], $22::text[], $23::text[]) WITH ORDINALITY
-                AS f(account_id, kind, payload, n)
+      FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $37::text[])
+                WITH ORDINALITY AS f(account_id, kind, payload, body_before, body_after, n)
       JOIN heads h ON h.account_id = f.account_id
 ), feed AS (
     INSERT INTO account_feed (account_id, seq, kind, game_id, game_version, payload, created_at)
@@ -88,12 +89,7 @@ const FEED: &str = r#", heads AS (
     INSERT INTO webhook_outbox
            (id, endpoint_id, feed_seq, kind, body, status, attempts, next_at, created_at)
     SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), w.id, i.seq, i.kind,
-           json_build_object(
-               'type', i.kind, 'timestamp', $24::text,
-               'data', json_build_object(
-                   'seq', i.seq, 'kind', i.kind, 'game_id', $1, 'game_version', $5,
-                   'at', $24::text, 'data', i.payload::json))::text,
-           'pending', 0, $7, $7
+           i.body_before || i.seq || i.body_after, 'pending', 0, $7, $7
       FROM items i
       JOIN webhook_endpoints w ON w.account_id = i.account_id AND w.enabled
      WHERE w.kinds = '[]' OR w.kinds::jsonb ? i.kind
@@ -254,10 +250,15 @@ pub(super) fn write_change(
         .iter()
         .map(IdempotencyRow::new)
         .collect::<Result<Vec<_>, _>>()?;
-    // The webhook body's times are written as serde writes them elsewhere (RFC 3339, UTC).
-    let at_text = next
-        .updated_at
-        .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    // The webhook bodies are built as the SQLite path builds them; the seq goes between.
+    let bodies = change
+        .feed
+        .iter()
+        .map(|item| {
+            let game = (Some(current.id), Some(next.version));
+            BodyAroundSeq::new(&item.kind, game, next.updated_at, &item.payload)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
 
     let parts = Parts {
         gone_seats: current
@@ -328,7 +329,7 @@ pub(super) fn write_change(
                     .collect::<Vec<_>>(),
             )
             .bind::<Array<Text>, _>(feed_payloads)
-            .bind::<Text, _>(at_text)
+            .bind::<Array<Text>, _>(bodies.iter().map(|b| b.before.as_str()).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(
                 keys.iter()
                     .map(|k| k.account_id.as_str())
@@ -364,7 +365,8 @@ pub(super) fn write_change(
                 keys.iter()
                     .map(|k| k.stored_as.as_str())
                     .collect::<Vec<_>>(),
-            ),
+            )
+            .bind::<Array<Text>, _>(bodies.iter().map(|b| b.after.as_str()).collect::<Vec<_>>()),
     )
     .load(pg)?;
 

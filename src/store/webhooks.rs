@@ -4,13 +4,13 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
-use serde_json::json;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
 use super::feed::StoredFeedItem;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{webhook_endpoints as we, webhook_outbox as wo};
+use super::webhook_body::BodyAroundSeq;
 use super::{Store, StoreError};
 /// A new endpoint of `account_id`.
 #[derive(Clone, Debug)]
@@ -116,19 +116,9 @@ pub(super) fn enqueue(
     let wanted = endpoints
         .iter()
         .filter(|(_, kinds)| kinds.is_empty() || kinds.contains(&item.kind));
-    let body = json!({
-        "type": item.kind,
-        "timestamp": item.created_at,
-        "data": {
-            "seq": item.seq,
-            "kind": item.kind,
-            "game_id": item.game_id,
-            "game_version": item.game_version,
-            "at": item.created_at,
-            "data": item.payload,
-        },
-    });
-    let body = to_json("webhook body", &body)?;
+    let game = (item.game_id, item.game_version);
+    let body =
+        BodyAroundSeq::new(&item.kind, game, item.created_at, &item.payload)?.with_seq(item.seq);
     let at = item.created_at.naive_utc();
     for (endpoint, _) in wanted {
         diesel::insert_into(wo::table)

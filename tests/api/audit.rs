@@ -3,7 +3,7 @@
 
 mod admin;
 mod plans;
-mod stacked;
+pub mod stacked;
 mod versions;
 
 use racko_rules::{Card, DeckCounts, StackedDeck};

@@ -17,7 +17,7 @@ fn n(value: u16) -> Card {
 /// Round 1 (dealer 0, start seat 1) exercises a take, a skip, a discard, a card swap, a rack
 /// swap, a placed draw and a Racko call; round 2 a card swap that names a joker (void) and the
 /// end of the game (target 100).
-fn decks() -> Vec<racko_rules::StackedDeck> {
+pub fn decks() -> Vec<racko_rules::StackedDeck> {
     let ann1 = [1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 4];
     let bob1 = [2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 3];
     let top1 = [
