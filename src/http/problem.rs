@@ -47,10 +47,11 @@ pub fn status(code: Code) -> StatusCode {
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
-        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled => {
+        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked => {
             StatusCode::FORBIDDEN
         }
-        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound => {
+        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound
+        | FriendNotFound | FriendRequestNotFound | BlockNotFound | InvitationNotFound => {
             StatusCode::NOT_FOUND
         }
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -60,7 +61,8 @@ pub fn status(code: Code) -> StatusCode {
         | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
         | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
         | SettingTaken | UnknownRulesVersion | TooManyWebhooks | TooManyInvitations
-        | SeatResigned => StatusCode::CONFLICT,
+        | SeatResigned | AlreadyFriends | FriendRequestExists | TooManyFriends
+        | TooManyFriendRequests | TooManyBlocks | InviteeSeated => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -91,7 +93,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidWebhookUrl
         | WebhookAddressRefused
         | InvalidWebhookKind
-        | InvalidComputerSeat => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidComputerSeat
+        | OwnAccount => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
