@@ -119,7 +119,7 @@ pub async fn refresh(store: &Store, token: &str, life: Duration) -> Result<Opene
             refresh_token,
         }),
         Refreshed::RotatedAgain { account, session } => {
-            tracing::info!(%account, session = %id, "the last spent refresh token came back within the grace window; rotated again");
+            tracing::info!(account = %account.id, session = %id, "the last spent refresh token came back within the grace window; rotated again");
             Ok(Opened {
                 account,
                 session,
