@@ -17,9 +17,9 @@ mod file;
 mod image;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 use std::process::Command;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use file::{build_stage, BuildStage};
 
@@ -372,7 +372,10 @@ async fn the_image_built_from_its_context_plays_a_game_against_the_computer_to_i
         );
         // What the run stage copies from the build stage: its release folder is our profile's.
         let release = format!("{}/target/release/", stage.workdir.trim_end_matches('/'));
-        assert!(!image.from_build.is_empty(), "the image copies the binary in");
+        assert!(
+            !image.from_build.is_empty(),
+            "the image copies the binary in"
+        );
         for (source, dest) in &image.from_build {
             let name = source
                 .strip_prefix(&release)
@@ -396,5 +399,9 @@ async fn the_image_built_from_its_context_plays_a_game_against_the_computer_to_i
         .filter_map(Result::ok)
         .map(|e| e.file_name())
         .collect();
-    assert!(!written.is_empty(), "the server kept its data in {}", workdir.display());
+    assert!(
+        !written.is_empty(),
+        "the server kept its data in {}",
+        workdir.display()
+    );
 }

@@ -100,7 +100,9 @@ pub async fn accept_friend(
     username: web::Path<String>,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, name) = (caller(&user), username.into_inner());
-    state.db(move |s| friends::accept(s, &caller, &name)).await?;
+    state
+        .db(move |s| friends::accept(s, &caller, &name))
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -142,7 +144,9 @@ pub async fn remove_friend(
     username: web::Path<String>,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, name) = (caller(&user), username.into_inner());
-    state.db(move |s| friends::remove(s, &caller, &name)).await?;
+    state
+        .db(move |s| friends::remove(s, &caller, &name))
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -204,6 +208,8 @@ pub async fn unblock_account(
     username: web::Path<String>,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, name) = (caller(&user), username.into_inner());
-    state.db(move |s| friends::unblock(s, &caller, &name)).await?;
+    state
+        .db(move |s| friends::unblock(s, &caller, &name))
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -50,19 +50,45 @@ pub fn status(code: Code) -> StatusCode {
         Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked => {
             StatusCode::FORBIDDEN
         }
-        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound
-        | FriendNotFound | FriendRequestNotFound | BlockNotFound | InvitationNotFound => {
-            StatusCode::NOT_FOUND
-        }
+        NotFound
+        | GameNotFound
+        | PlayerNotFound
+        | WebhookNotFound
+        | SessionNotFound
+        | FriendNotFound
+        | FriendRequestNotFound
+        | BlockNotFound
+        | InvitationNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-        UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
-        | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
-        | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
-        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | TooManyInvitations
-        | SeatResigned | AlreadyFriends | FriendRequestExists | TooManyFriends
-        | TooManyFriendRequests | TooManyBlocks | InviteeSeated => StatusCode::CONFLICT,
+        UsernameTaken
+        | NotAGuest
+        | AlreadyJoined
+        | GameFull
+        | GameStarted
+        | GameNotStarted
+        | GameCancelled
+        | GameNotFinished
+        | RematchExists
+        | GameBusy
+        | NotAwaited
+        | AlreadyResigned
+        | StaleVersion
+        | SeatTaken
+        | InviteCodeTaken
+        | IdempotencyKeyTaken
+        | SettingTaken
+        | UnknownRulesVersion
+        | TooManyWebhooks
+        | TooManyInvitations
+        | SeatResigned
+        | AlreadyFriends
+        | FriendRequestExists
+        | TooManyFriends
+        | TooManyFriendRequests
+        | TooManyBlocks
+        | InviteeSeated => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,

@@ -18,6 +18,8 @@ pub const MAX_FRIENDS: usize = 200;
 pub const MAX_SENT: usize = 50;
 pub const MAX_RECEIVED: usize = 100;
 pub const MAX_BLOCKS: usize = 500;
+/// The longest name looked up (the schema's `maxLength`); usernames are shorter still.
+const MAX_NAME: usize = 64;
 
 const LIMITS: FriendLimits = FriendLimits {
     friends: MAX_FRIENDS as i64,
@@ -92,14 +94,18 @@ pub struct FriendRequestAnswer {
 /// The other account, by username; 404 `player_not_found` for none (or one leaving for good),
 /// 422 `own_account` for the caller's own.
 fn other(store: &Store, caller: &Caller, username: &str) -> Result<(Uuid, String), ServiceError> {
-    let account = store
-        .account_by_username(username.trim())?
-        .ok_or_else(|| {
-            ServiceError::new(
-                Code::PlayerNotFound,
-                format!("no account is named {username}"),
-            )
-        })?;
+    if username.chars().count() > MAX_NAME {
+        return Err(ServiceError::new(
+            Code::InvalidBody,
+            format!("a username has at most {MAX_NAME} characters"),
+        ));
+    }
+    let account = store.account_by_username(username.trim())?.ok_or_else(|| {
+        ServiceError::new(
+            Code::PlayerNotFound,
+            format!("no account is named {username}"),
+        )
+    })?;
     if account.id == caller.id {
         return Err(ServiceError::new(
             Code::OwnAccount,

@@ -68,7 +68,10 @@ pub(crate) fn check_reachable(
     match invitees.iter().find(|i| shunned.contains(i.account_id)) {
         Some(i) => Err(ServiceError::new(
             Code::Blocked,
-            format!("you cannot invite {}: one of you blocks the other", i.username),
+            format!(
+                "you cannot invite {}: one of you blocks the other",
+                i.username
+            ),
         )),
         None => Ok(()),
     }

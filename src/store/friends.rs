@@ -180,7 +180,12 @@ fn friends_full(
     Ok(None)
 }
 
-fn accept_row(conn: &mut AnyConnection, me: Uuid, them: Uuid, at: NaiveDateTime) -> QueryResult<usize> {
+fn accept_row(
+    conn: &mut AnyConnection,
+    me: Uuid,
+    them: Uuid,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
     let (low, high) = pair(me, them);
     diesel::update(friendships::table.find((low, high)))
         .set(friendships::accepted_at.eq(Some(at)))
@@ -325,7 +330,9 @@ impl Store {
     /// Lifts `me`'s block of `them`; false when there was none.
     pub fn unblock(&self, me: Uuid, them: Uuid) -> Result<bool, StoreError> {
         let key = (me.to_string(), them.to_string());
-        self.write(|conn| Ok::<_, StoreError>(diesel::delete(blocks::table.find(key)).execute(conn)? > 0))
+        self.write(|conn| {
+            Ok::<_, StoreError>(diesel::delete(blocks::table.find(key)).execute(conn)? > 0)
+        })
     }
 
     /// The account's friends and requests, each list by username.
@@ -346,12 +353,21 @@ impl Store {
             })?;
         let others: Vec<String> = rows
             .iter()
-            .map(|(low, high, ..)| if *low == id { high.clone() } else { low.clone() })
+            .map(|(low, high, ..)| {
+                if *low == id {
+                    high.clone()
+                } else {
+                    low.clone()
+                }
+            })
             .collect();
         let names = self.usernames(&others)?;
         let mut circle = Circle::default();
         for ((_, _, by, created, accepted), other) in rows.into_iter().zip(others) {
-            let Some(username) = names.iter().find(|(i, _)| *i == other).map(|(_, n)| n.clone())
+            let Some(username) = names
+                .iter()
+                .find(|(i, _)| *i == other)
+                .map(|(_, n)| n.clone())
             else {
                 continue;
             };
@@ -366,7 +382,11 @@ impl Store {
                 None => circle.incoming.push(related),
             }
         }
-        for list in [&mut circle.friends, &mut circle.incoming, &mut circle.outgoing] {
+        for list in [
+            &mut circle.friends,
+            &mut circle.incoming,
+            &mut circle.outgoing,
+        ] {
             list.sort_by(|a, b| a.username.cmp(&b.username));
         }
         Ok(circle)
@@ -425,8 +445,12 @@ impl Store {
         let n: i64 = self.read(|conn| {
             Ok(friendships::table
                 .filter(
-                    (friendships::low_id.eq(&id).and(friendships::high_id.eq_any(&others)))
-                        .or(friendships::high_id.eq(&id).and(friendships::low_id.eq_any(&others))),
+                    (friendships::low_id
+                        .eq(&id)
+                        .and(friendships::high_id.eq_any(&others)))
+                    .or(friendships::high_id
+                        .eq(&id)
+                        .and(friendships::low_id.eq_any(&others))),
                 )
                 .filter(friendships::accepted_at.is_not_null())
                 .count()

@@ -13,12 +13,7 @@ use crate::common::db::{enabled, TestBackend, TestDb};
 use crate::common::process::ServeProcess;
 
 async fn post(client: &Client, url: &str, body: Value) -> (StatusCode, Value) {
-    let res = client
-        .post(url)
-        .json(&body)
-        .send()
-        .await
-        .expect("answered");
+    let res = client.post(url).json(&body).send().await.expect("answered");
     let status = res.status();
     (status, res.json().await.expect("JSON"))
 }
@@ -74,7 +69,10 @@ async fn a_lost_refresh_answer_is_retried_on_another_process_within_the_window_o
     assert_eq!(status, StatusCode::OK, "{lost}");
     let (status, retried) = refresh(&client, &b.url, &first["refresh_token"]).await;
     assert_eq!(status, StatusCode::OK, "the retry is answered: {retried}");
-    assert_eq!(retried["session_id"], first["session_id"], "the same session");
+    assert_eq!(
+        retried["session_id"], first["session_id"],
+        "the same session"
+    );
     assert_ne!(retried["refresh_token"], lost["refresh_token"]);
     for base in [&a.url, &b.url] {
         assert_eq!(me(&client, base, &retried["token"]).await, StatusCode::OK);
@@ -86,6 +84,8 @@ async fn a_lost_refresh_answer_is_retried_on_another_process_within_the_window_o
     let (status, problem) = refresh(&client, &b.url, &first["refresh_token"]).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(problem["code"], "refresh_token_reused");
+    // The other process learns of the ended session from its announcement.
+    tokio::time::sleep(Duration::from_millis(500)).await;
     for base in [&a.url, &b.url] {
         assert_eq!(
             me(&client, base, &next["token"]).await,
@@ -107,6 +107,7 @@ async fn a_lost_refresh_answer_is_retried_on_another_process_within_the_window_o
     let (status, problem) = refresh(&client, &a.url, &lost["refresh_token"]).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "the unseen pair is spent");
     assert_eq!(problem["code"], "refresh_token_reused");
+    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         me(&client, &b.url, &retried["token"]).await,
         StatusCode::UNAUTHORIZED
@@ -133,6 +134,7 @@ async fn a_lost_refresh_answer_is_retried_on_another_process_within_the_window_o
     let (status, problem) = refresh(&client, &b.url, &third["refresh_token"]).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{problem}");
     assert_eq!(problem["code"], "refresh_token_reused");
+    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         me(&client, &a.url, &rotated["token"]).await,
         StatusCode::UNAUTHORIZED

@@ -137,10 +137,7 @@ fn exec_form(keyword: &str, args: &str) -> Vec<String> {
 /// The stage after the last FROM.
 pub fn run_stage(text: &str) -> RunStage {
     let all = instructions(text);
-    let last_from = all
-        .iter()
-        .rposition(|(k, _)| k == "FROM")
-        .expect("a FROM");
+    let last_from = all.iter().rposition(|(k, _)| k == "FROM").expect("a FROM");
     let mut stage = RunStage::default();
     for (keyword, args) in &all[last_from + 1..] {
         match keyword.as_str() {
@@ -155,9 +152,10 @@ pub fn run_stage(text: &str) -> RunStage {
                     !value.contains(' ') || value.starts_with('"'),
                     "one setting per ENV line: {args}"
                 );
-                stage
-                    .env
-                    .push((name.trim().to_string(), value.trim().trim_matches('"').to_string()));
+                stage.env.push((
+                    name.trim().to_string(),
+                    value.trim().trim_matches('"').to_string(),
+                ));
             }
             "EXPOSE" => stage.expose.extend(args.split_whitespace().map(|p| {
                 p.trim_end_matches("/tcp")
@@ -177,7 +175,9 @@ pub fn run_stage(text: &str) -> RunStage {
                 let [source, dest] = words[..] else {
                     panic!("COPY --from with one source only: {args}")
                 };
-                stage.from_build.push((source.to_string(), dest.to_string()));
+                stage
+                    .from_build
+                    .push((source.to_string(), dest.to_string()));
             }
             _ => {}
         }
@@ -196,13 +196,22 @@ fn reads_the_run_stage() {
     );
     assert_eq!(stage.workdir, "/var/lib/r");
     assert_eq!(stage.user, "racko");
-    assert_eq!(stage.env, [("RACKO_BIND".to_string(), "0.0.0.0:8080".to_string())]);
+    assert_eq!(
+        stage.env,
+        [("RACKO_BIND".to_string(), "0.0.0.0:8080".to_string())]
+    );
     assert_eq!(stage.expose, [8080]);
     assert_eq!(stage.entrypoint, ["racko"]);
     assert_eq!(stage.cmd, ["serve"]);
     assert_eq!(
         stage.from_build,
-        [("/src/t/racko".to_string(), "/usr/local/bin/racko".to_string())]
+        [(
+            "/src/t/racko".to_string(),
+            "/usr/local/bin/racko".to_string()
+        )]
     );
-    assert!(stage.healthcheck.as_deref().is_some_and(|c| c.contains("/readyz")));
+    assert!(stage
+        .healthcheck
+        .as_deref()
+        .is_some_and(|c| c.contains("/readyz")));
 }

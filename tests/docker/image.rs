@@ -169,7 +169,10 @@ pub async fn smoke_game(base: &str) -> usize {
         "computer": [{ "seat": 1, "level": "basic" }],
     });
     let game = call(
-        client.post(format!("{base}/v1/games")).bearer_auth(&token).json(&body),
+        client
+            .post(format!("{base}/v1/games"))
+            .bearer_auth(&token)
+            .json(&body),
     )
     .await;
     let id = game["id"].as_str().expect("an id").to_string();
@@ -177,7 +180,9 @@ pub async fn smoke_game(base: &str) -> usize {
     let mut sent = 0;
     loop {
         let view = call(
-            client.get(format!("{base}/v1/games/{id}")).bearer_auth(&token),
+            client
+                .get(format!("{base}/v1/games/{id}"))
+                .bearer_auth(&token),
         )
         .await;
         if view["status"] == "finished" {
