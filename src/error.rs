@@ -136,6 +136,21 @@ codes! {
     DeviceAddressRefused = "device_address_refused",
     TooManyDevices = "too_many_devices",
     PushNotConfigured = "push_not_configured",
+    // Friends, blocks and invitations.
+    FriendNotFound = "friend_not_found",
+    FriendRequestNotFound = "friend_request_not_found",
+    BlockNotFound = "block_not_found",
+    InvitationNotFound = "invitation_not_found",
+    AlreadyFriends = "already_friends",
+    FriendRequestExists = "friend_request_exists",
+    TooManyFriends = "too_many_friends",
+    TooManyFriendRequests = "too_many_friend_requests",
+    TooManyBlocks = "too_many_blocks",
+    InviteeSeated = "invitee_seated",
+    /// One of the two accounts blocks the other.
+    Blocked = "blocked",
+    /// A friend request or block naming the caller itself.
+    OwnAccount = "own_account",
     // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

@@ -3,20 +3,31 @@
 //! what the stage's COPY lines name (minus `.dockerignore`), then runs the stage's own cargo
 //! command there, as `cargo check` so that it stays cheap (the repository's target folder keeps
 //! the dependencies). A workspace member or a declared path the Dockerfile forgets fails here.
-//! `docker-compose.yml` is read too: its services, its build context and its settings.
+//! `docker-compose.yml` is read too: its services, its build context and its settings. And the
+//! image runs: the binary built from that context, laid out and started as the run stage
+//! says, plays a game against the computer to its end (`docker/image.rs` says what is not
+//! checked without an engine).
 
 // Beside this file, not in tests/, where cargo would take them for test binaries of their own.
 #[path = "docker/compose.rs"]
 mod compose;
 #[path = "docker/file.rs"]
 mod file;
+#[path = "docker/image.rs"]
+mod image;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use file::{build_stage, BuildStage};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Held while the image's binary is built: cargo puts it where `CARGO_BIN_EXE_racko` points
+/// (the same sources, built from the context), so nothing here runs that one meanwhile.
+static BINARY: Mutex<()> = Mutex::new(());
 
 fn read(name: &str) -> String {
     std::fs::read_to_string(Path::new(ROOT).join(name))
@@ -253,10 +264,13 @@ fn compose_builds_this_dockerfile_and_sets_only_settings_the_server_reads() {
         "DATABASE_URL names the db service: {url}"
     );
     // Every setting is one `racko serve` reads (a misspelt one would be silently ignored).
-    let help = Command::new(env!("CARGO_BIN_EXE_racko"))
-        .args(["serve", "--help"])
-        .output()
-        .expect("racko runs");
+    let help = {
+        let _binary = BINARY.lock().unwrap_or_else(|e| e.into_inner());
+        Command::new(env!("CARGO_BIN_EXE_racko"))
+            .args(["serve", "--help"])
+            .output()
+            .expect("racko runs")
+    };
     let help = String::from_utf8_lossy(&help.stdout);
     for (name, _) in &env {
         assert!(
@@ -310,4 +324,84 @@ fn docker_compose_config() {
         .output()
         .expect("compose runs");
     assert!(out.status.success(), "compose config: {out:?}");
+}
+
+/// The stage's `cargo build …` as it is, less `--release` (the debug profile reuses the
+/// dependencies the tests compiled); and the profile's folder under the target folder.
+fn debug_cargo_build(stage: &BuildStage) -> (Vec<String>, &'static str) {
+    let build = stage
+        .runs
+        .iter()
+        .map(|run| run.split_whitespace().collect::<Vec<_>>())
+        .find(|words| words.starts_with(&["cargo", "build"]))
+        .unwrap_or_else(|| panic!("no `cargo build` in the build stage: {:?}", stage.runs));
+    let args = build[1..]
+        .iter()
+        .filter(|w| **w != "--release")
+        .map(|w| w.to_string())
+        .collect();
+    (args, "debug")
+}
+
+#[tokio::test]
+async fn the_image_built_from_its_context_plays_a_game_against_the_computer_to_its_end() {
+    let dockerfile = read("Dockerfile");
+    let (stage, image) = (build_stage(&dockerfile), file::run_stage(&dockerfile));
+    let context = Scratch::new("docker-image-context");
+    lay_out(&stage, &context.0);
+    let (args, profile) = debug_cargo_build(&stage);
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the scratch folder is inside the target folder")
+        .to_path_buf();
+    let root = Scratch::new("docker-image-root");
+    let started = Instant::now();
+    {
+        let _binary = BINARY.lock().unwrap_or_else(|e| e.into_inner());
+        let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(&args)
+            .current_dir(&context.0)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "cargo {} in the Dockerfile's context failed:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // What the run stage copies from the build stage: its release folder is our profile's.
+        let release = format!("{}/target/release/", stage.workdir.trim_end_matches('/'));
+        assert!(
+            !image.from_build.is_empty(),
+            "the image copies the binary in"
+        );
+        for (source, dest) in &image.from_build {
+            let name = source
+                .strip_prefix(&release)
+                .unwrap_or_else(|| panic!("COPY --from of {source}, not a built binary"));
+            let dest = image::inside(&root.0, dest);
+            std::fs::create_dir_all(dest.parent().expect("a folder")).expect("image folders");
+            std::fs::copy(target.join(profile).join(name), &dest).expect("the binary copied");
+        }
+    }
+    eprintln!("cargo {} took {:?}", args.join(" "), started.elapsed());
+    let mut running = image::start(&root.0, &image);
+    image::healthy(&mut running, Duration::from_secs(60)).await;
+    let actions = image::smoke_game(&running.url).await;
+    assert!(actions > 0, "the guest played");
+    drop(running);
+    // The embedded store (no DATABASE_URL in the image) lives in the WORKDIR: the one place
+    // the image's user may write.
+    let workdir = image::inside(&root.0, &image.workdir);
+    let written: Vec<_> = std::fs::read_dir(&workdir)
+        .expect("the WORKDIR")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        !written.is_empty(),
+        "the server kept its data in {}",
+        workdir.display()
+    );
 }

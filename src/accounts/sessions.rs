@@ -21,6 +21,8 @@ use crate::{
 pub const MAX_SESSIONS: usize = 50;
 /// A longer `User-Agent` is cut to this many characters.
 pub const MAX_USER_AGENT: usize = 256;
+/// How long after a rotation the refresh token it spent is still answered (see [`refresh`]).
+pub const REFRESH_GRACE: Duration = Duration::from_secs(30);
 
 /// Where a sign-in comes from, as the session list shows it.
 #[derive(Clone, Debug, Default)]
@@ -91,6 +93,14 @@ pub async fn adopt(
 /// Exchanges the refresh token `token` for a new one (and the session for another `life`).
 /// 401 `invalid_refresh_token` for a token that is malformed, unknown or expired;
 /// 401 `refresh_token_reused` for a spent one, whose session is ended by it.
+///
+/// A refresh whose answer is lost in transit must not cost the session: the token the
+/// session's last rotation spent, presented again within [`REFRESH_GRACE`] of it, gets a
+/// fresh pair, and the pair that rotation issued (never seen, or seen by a thief) is spent.
+/// Only that one token, only in that window, counted from the first rotation: any older
+/// token, or this one later, still ends the session (RFC 9700 §4.14.2). A thief who
+/// replays the last token within the window gets a pair, but the owner's next refresh then
+/// presents a spent token and ends the session for both.
 pub async fn refresh(store: &Store, token: &str, life: Duration) -> Result<Opened, ServiceError> {
     let Some(presented) = refresh::parse(token) else {
         return Err(invalid());
@@ -99,7 +109,7 @@ pub async fn refresh(store: &Store, token: &str, life: Duration) -> Result<Opene
     let (refresh_token, next) = refresh::new_token(id);
     let expires_at = end_after(store.now(), life)?;
     let outcome = blocking(store, move |s| {
-        s.refresh_session(id, &presented.hash, &next, expires_at)
+        s.refresh_session(id, (&presented.hash, &next), expires_at, REFRESH_GRACE)
     })
     .await?;
     match outcome {
@@ -108,6 +118,14 @@ pub async fn refresh(store: &Store, token: &str, life: Duration) -> Result<Opene
             session,
             refresh_token,
         }),
+        Refreshed::RotatedAgain { account, session } => {
+            tracing::info!(account = %account.id, session = %id, "the last spent refresh token came back within the grace window; rotated again");
+            Ok(Opened {
+                account,
+                session,
+                refresh_token,
+            })
+        }
         Refreshed::Reused { account } => {
             tracing::warn!(%account, session = %id, "a spent refresh token came back; session ended");
             Err(ServiceError::new(

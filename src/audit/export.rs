@@ -79,7 +79,7 @@ pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExpor
     let log = GameLog::load(&store.reader_for_game(id), id)?;
     let record = &log.record;
     // A game the caller may not see answers as one that does not exist.
-    crate::service::access::check_visible(record, caller.id)?;
+    crate::service::access::check_visible(store, record, caller.id)?;
     let projection = Projection::new(record, caller.id);
     let events = log
         .entries

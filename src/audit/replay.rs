@@ -41,7 +41,7 @@ pub fn replay_view(
     }
     // The whole log: whether seq ends a step shows only in the event after it.
     let log = GameLog::load(&store.reader_for_game(id), id)?;
-    crate::service::access::check_visible(&log.record, caller.id)?;
+    crate::service::access::check_visible(store, &log.record, caller.id)?;
     let last_seq = log.record.last_seq;
     let seq = seq.unwrap_or(last_seq);
     if seq > last_seq {

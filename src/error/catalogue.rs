@@ -163,6 +163,41 @@ pub fn entry(code: Code) -> Entry {
             "The game invites as many accounts as allowed (6).",
             "Invite no more; pass the invite code of an unlisted game on instead.",
         ),
+        FriendNotFound => ("The caller is not friends with this account.", NONE),
+        FriendRequestNotFound => (
+            "No friend request waits between the caller and this account.",
+            "Fetch `GET /v1/me/friends` for the requests there are.",
+        ),
+        BlockNotFound => ("The caller does not block this account.", NONE),
+        InvitationNotFound => ("The game does not invite this account.", NONE),
+        AlreadyFriends => ("The caller and this account are friends already.", NONE),
+        FriendRequestExists => (
+            "The caller has asked this account already; the request waits for its answer.",
+            "Wait for the answer, or withdraw the request.",
+        ),
+        TooManyFriends => (
+            "The caller or the other account has as many friends as allowed (200).",
+            "Remove a friend first.",
+        ),
+        TooManyFriendRequests => (
+            "Too many requests wait: the caller's sent ones (50) or the other account's \
+             received ones (100).",
+            "Withdraw a request, or wait for answers.",
+        ),
+        TooManyBlocks => (
+            "The caller blocks as many accounts as allowed (500).",
+            "Lift a block first.",
+        ),
+        InviteeSeated => (
+            "The invited account has taken its seat: there is no invitation left to withdraw.",
+            NONE,
+        ),
+        Blocked => (
+            "One of the two accounts blocks the other: no friend request, invitation or \
+             shared table between them.",
+            NONE,
+        ),
+        OwnAccount => ("The request names the caller's own account.", FIX),
         RematchExists => (
             "A rematch of this game exists already.",
             "Join that rematch instead.",

@@ -47,19 +47,51 @@ pub fn status(code: Code) -> StatusCode {
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
-        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled => {
+        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked => {
             StatusCode::FORBIDDEN
         }
-        NotFound | GameNotFound | PlayerNotFound | WebhookNotFound | SessionNotFound
-        | DeviceNotFound | PushNotConfigured => StatusCode::NOT_FOUND,
+        NotFound
+        | GameNotFound
+        | PlayerNotFound
+        | WebhookNotFound
+        | SessionNotFound
+        | FriendNotFound
+        | FriendRequestNotFound
+        | BlockNotFound
+        | InvitationNotFound
+        | DeviceNotFound
+        | PushNotConfigured => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-        UsernameTaken | NotAGuest | AlreadyJoined | GameFull | GameStarted | GameNotStarted
-        | GameCancelled | GameNotFinished | RematchExists | GameBusy | NotAwaited
-        | AlreadyResigned | StaleVersion | SeatTaken | InviteCodeTaken | IdempotencyKeyTaken
-        | SettingTaken | UnknownRulesVersion | TooManyWebhooks | TooManyInvitations
-        | TooManyDevices | SeatResigned => StatusCode::CONFLICT,
+        UsernameTaken
+        | NotAGuest
+        | AlreadyJoined
+        | GameFull
+        | GameStarted
+        | GameNotStarted
+        | GameCancelled
+        | GameNotFinished
+        | RematchExists
+        | GameBusy
+        | NotAwaited
+        | AlreadyResigned
+        | StaleVersion
+        | SeatTaken
+        | InviteCodeTaken
+        | IdempotencyKeyTaken
+        | SettingTaken
+        | UnknownRulesVersion
+        | TooManyWebhooks
+        | TooManyInvitations
+        | TooManyDevices
+        | SeatResigned
+        | AlreadyFriends
+        | FriendRequestExists
+        | TooManyFriends
+        | TooManyFriendRequests
+        | TooManyBlocks
+        | InviteeSeated => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -92,7 +124,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidWebhookUrl
         | WebhookAddressRefused
         | InvalidWebhookKind
-        | InvalidComputerSeat => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidComputerSeat
+        | OwnAccount => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

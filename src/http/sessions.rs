@@ -80,8 +80,10 @@ impl std::fmt::Debug for RefreshRequest {
 /// within that keeps its account, a guest's included. A refresh token sent a second time (it
 /// may have been stolen) ends its session at once: its newer refresh token and its access
 /// tokens stop working on every server, and the answer is 401 `refresh_token_reused`. So send
-/// one refresh at a time per session. No bearer token is needed: the access token may have
-/// expired.
+/// one refresh at a time per session. One exception, for an answer lost on its way: the
+/// token spent by the session's last refresh, sent again within 30 seconds of that refresh,
+/// is answered with a new pair (and the pair that refresh answered is spent). No bearer
+/// token is needed: the access token may have expired.
 #[utoipa::path(post, path = "/v1/sessions/refresh", tag = "accounts", request_body = RefreshRequest,
     responses(
         (status = 200, description = "New tokens; the session lives on", body = crate::http::accounts::AuthResponse),

@@ -5,14 +5,17 @@
 //! | status | when |
 //! |---|---|
 //! | open, cancelled | the game is `public` (the lobby) |
-//! | active | `spectators` is `anyone` |
-//! | finished | the game is `public` or `spectators` is `anyone` (auditors replay it) |
+//! | active | `spectators` is `anyone`, or `friends` and the account is a friend of a seated player |
+//! | finished | the game is `public`, or as while active (auditors replay it) |
 //!
 //! and a game someone may not see answers exactly as a game that does not exist (404
 //! `game_not_found`), on every path, so that its existence is not revealed.
 //!
 //! Joining: invited accounts always; anyone else only a `public` game, or an `unlisted` one
-//! with its invite code. A `private` game takes invited accounts only.
+//! with its invite code. A `private` game takes invited accounts only. No account joins a
+//! table where someone it blocks, or who blocks it, sits (`blocks`).
+//!
+//! A friend who watches is a spectator: every write answers it as a stranger (404).
 //!
 //! New games are `unlisted` with `spectators: nobody` unless the creator says otherwise:
 //! games here are played by correspondence among people who know each other, and pass the
@@ -26,8 +29,9 @@ use super::{game_not_found, not_a_player, seat_of};
 use crate::error::{Code, ServiceError};
 use crate::store::{Access, GameRecord, GameStatus, Invitee, Spectators, Store, Visibility};
 
-/// The most accounts a game may invite: a table has at most three seats besides the
-/// creator's, and twice that leaves room to invite someone else when an invitee does not come.
+/// The most invitations a game holds that are not taken up yet: a table has at most three
+/// seats besides the creator's, and twice that leaves room to invite someone else when an
+/// invitee does not come (or withdraw one and invite another).
 pub const MAX_INVITED: usize = 6;
 
 /// The visibility of a new game when the creator names none.
@@ -73,6 +77,26 @@ pub(crate) fn may_see(game: &GameRecord, account: Uuid) -> bool {
     }
 }
 
+/// Whether the friends of the seated players watch the game now (which [`may_see`] cannot
+/// tell: it knows no friends).
+fn friends_watch(game: &GameRecord) -> bool {
+    game.access.spectators == Spectators::Friends
+        && matches!(game.status, GameStatus::Active | GameStatus::Finished)
+}
+
+/// [`may_see`], with the friends of the seated players where the game lets them watch: a
+/// look-up only then.
+pub(crate) fn sees(store: &Store, game: &GameRecord, account: Uuid) -> Result<bool, ServiceError> {
+    if may_see(game, account) {
+        return Ok(true);
+    }
+    if !friends_watch(game) {
+        return Ok(false);
+    }
+    let seated: Vec<Uuid> = game.seats.iter().map(|seat| seat.account_id).collect();
+    Ok(store.is_friend_of_any(account, &seated)?)
+}
+
 /// Whether `account` may take a seat (when one is free and the game open).
 pub(crate) fn may_join(game: &GameRecord, account: Uuid, by: JoinBy) -> bool {
     is_invited(game, account)
@@ -84,8 +108,12 @@ pub(crate) fn may_join(game: &GameRecord, account: Uuid, by: JoinBy) -> bool {
 }
 
 /// 404 `game_not_found` when `account` may not see the game.
-pub(crate) fn check_visible(game: &GameRecord, account: Uuid) -> Result<(), ServiceError> {
-    if may_see(game, account) {
+pub(crate) fn check_visible(
+    store: &Store,
+    game: &GameRecord,
+    account: Uuid,
+) -> Result<(), ServiceError> {
+    if sees(store, game, account)? {
         Ok(())
     } else {
         Err(game_not_found())
@@ -99,7 +127,7 @@ pub(crate) fn load_visible(
     account: Uuid,
 ) -> Result<GameRecord, ServiceError> {
     let game = super::load_game(store, id)?;
-    check_visible(&game, account)?;
+    check_visible(store, &game, account)?;
     Ok(game)
 }
 
@@ -153,7 +181,8 @@ pub(crate) fn accounts_named(
 }
 
 /// `game`'s invitations with `more` added; accounts already invited or seated are left as
-/// they are. 409 `too_many_invitations` past [`MAX_INVITED`] in all.
+/// they are. 409 `too_many_invitations` past [`MAX_INVITED`] not taken up (an invitee who
+/// took its seat no longer counts: the table bounds those).
 pub(crate) fn with_invited(
     game: &GameRecord,
     more: &[Invitee],
@@ -166,7 +195,11 @@ pub(crate) fn with_invited(
         }
         all.push(invitee.clone());
     }
-    if all.len() > MAX_INVITED {
+    let live = all
+        .iter()
+        .filter(|i| seat_of(game, i.account_id).is_none())
+        .count();
+    if live > MAX_INVITED {
         return Err(too_many());
     }
     Ok(all)

@@ -109,7 +109,7 @@ pub struct FeedEntry {
     /// 1, 2, 3, … without gaps within an account's feed (the stream's `id`).
     pub seq: i64,
     /// `your_turn`, `deadline_near`, `game_started`, `player_joined`, `player_left`, `game_finished`,
-    /// `game_cancelled`, `webhook_disabled`.
+    /// `game_cancelled`, `invited` (to an open game, `by` its creator), `webhook_disabled`.
     pub kind: String,
     /// The game it is about; none for an item about the account (`webhook_disabled`).
     pub game_id: Option<Uuid>,

@@ -16,6 +16,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::access::{self, JoinBy};
+use super::blocks::Shunned;
 use super::computer::{self, ComputerSeat};
 use super::due;
 use super::idempotency::{IdempotencyKey, Reply};
@@ -55,7 +56,8 @@ pub struct CreateGame {
     #[schema(nullable = false)]
     pub visibility: Option<Visibility>,
     /// Who besides the players and invited accounts may watch the game while it is played
-    /// (its view, stream and log): `nobody` or `anyone` who has its id. Default `nobody`.
+    /// (its view, stream and log): `nobody`, the `friends` of any seated player, or `anyone`
+    /// who has its id. Default `nobody`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub spectators: Option<Spectators>,
@@ -96,6 +98,7 @@ pub fn create(
             invited.push(invitee);
         }
     }
+    super::invitations::check_reachable(store, caller, &invited)?;
     create_game_of(store, caller, test_mode, request, (None, invited), key)
 }
 
@@ -240,8 +243,9 @@ fn join_as(
     by: JoinBy,
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
+    let shunned = Shunned::of(store, caller.id)?;
     lobby_change(store, caller, id, key, |game| {
-        join_decision(game, caller, by)
+        join_decision(game, caller, by, &shunned)
     })
 }
 
@@ -292,7 +296,12 @@ fn lobby_change(
     })
 }
 
-fn join_decision(game: &GameRecord, caller: &Caller, by: JoinBy) -> Result<Decision, ServiceError> {
+fn join_decision(
+    game: &GameRecord,
+    caller: &Caller,
+    by: JoinBy,
+    shunned: &Shunned,
+) -> Result<Decision, ServiceError> {
     // The invite code of a game that is not private is as good as seeing it.
     let known = by == JoinBy::InviteCode && game.access.visibility != Visibility::Private;
     if !known && !access::may_see(game, caller.id) {
@@ -314,8 +323,9 @@ fn join_decision(game: &GameRecord, caller: &Caller, by: JoinBy) -> Result<Decis
         }
         PublicStatus::Open => {}
     }
-    if !access::may_join(game, caller.id, by) {
-        // Not for this account, or not this way: the answer for a game that does not exist.
+    if !access::may_join(game, caller.id, by) || shunned.sits_at(game) {
+        // Not for this account (or not this way; or someone at the table blocks it, or it
+        // blocks someone there): the answer for a game that does not exist.
         return Err(game_not_found());
     }
     let players = game.options.players;

@@ -7,12 +7,14 @@
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
 pub mod access;
+pub mod blocks;
 pub mod computer;
 pub mod devices;
 pub mod due;
 pub mod farewell;
 pub mod feed;
 pub mod feed_tails;
+pub mod friends;
 pub mod hint;
 pub mod idempotency;
 pub mod invitations;

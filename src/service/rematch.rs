@@ -4,6 +4,7 @@
 use uuid::Uuid;
 
 use super::access;
+use super::blocks::Shunned;
 use super::computer::{self, ComputerSeat};
 use super::idempotency::{answers_only, stored, IdempotencyKey, Reply};
 use super::lobby::{create_game_of, join, CreateGame};
@@ -55,11 +56,14 @@ pub fn rematch(
         }
         // The same table: as visible and as watched, with its other players invited (so
         // that they may join a private or unlisted rematch by id, or with this call).
+        // Not an account the asker may not reach: it would be told of an invitation.
+        let shunned = Shunned::of(store, caller.id)?;
         let invited = old
             .seats
             .iter()
             .filter(|seat| seat.account_id != caller.id)
             .filter(|seat| computer::level_of(seat.account_id).is_none())
+            .filter(|seat| !shunned.contains(seat.account_id))
             .map(|seat| Invitee {
                 account_id: seat.account_id,
                 username: seat.username.clone(),

@@ -25,7 +25,13 @@ pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
         Box::pin(async move {
             if let Some(known) = known {
                 if let Some(tail) = store.hub().tails.get(&store, id, after, known).await? {
-                    access::check_visible(&tail.record, caller.id)?;
+                    if !access::may_see(&tail.record, caller.id) {
+                        // A friend of a player, maybe: asked of the store, each time, so
+                        // that an ended friendship ends the watching.
+                        let (record, account) = (tail.record.clone(), caller.id);
+                        blocking(&store, move |s| access::check_visible(s, &record, account))
+                            .await?;
+                    }
                     let viewer = viewer_of(&tail.record, caller.id);
                     return tail.frames(viewer, after, PAGE as usize);
                 }

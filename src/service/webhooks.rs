@@ -22,6 +22,7 @@ pub const KINDS: &[&str] = &[
     "player_left",
     "game_finished",
     "game_cancelled",
+    "invited",
     "webhook_disabled",
 ];
 /// A kind of feed item an endpoint may ask for.
@@ -36,6 +37,7 @@ pub enum FeedKind {
     PlayerLeft,
     GameFinished,
     GameCancelled,
+    Invited,
     WebhookDisabled,
 }
 

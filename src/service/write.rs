@@ -402,7 +402,8 @@ pub fn create_game<T: Serialize>(
                 )?),
                 None => None,
             };
-            match store.insert_game(&game, &events, idempotency.as_ref()) {
+            let told = super::invitations::told(&game);
+            match store.insert_game_telling(&game, &events, idempotency.as_ref(), told) {
                 Ok(_) => return Ok(reply),
                 Err(StoreError::Conflict(Code::InviteCodeTaken)) => continue,
                 Err(e) => return Err(e.into()),

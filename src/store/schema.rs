@@ -141,6 +141,26 @@ diesel::table! {
         expires_at -> Timestamp,
         user_agent -> Nullable<Text>,
         client_address -> Nullable<Text>,
+        previous_hash -> Nullable<Text>,
+        rotated_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    friendships (low_id, high_id) {
+        low_id -> Text,
+        high_id -> Text,
+        requested_by -> Text,
+        created_at -> Timestamp,
+        accepted_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    blocks (blocker_id, blocked_id) {
+        blocker_id -> Text,
+        blocked_id -> Text,
+        created_at -> Timestamp,
     }
 }
 
@@ -202,4 +222,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     sessions,
     push_devices,
     push_outbox,
+    friendships,
+    blocks,
 );

@@ -49,6 +49,13 @@ pub enum Refreshed {
         account: Account,
         session: SessionRecord,
     },
+    /// It was the token spent by the last rotation, presented again within the grace window
+    /// (that rotation's answer was lost on its way): replaced by the new one all the same.
+    /// The token that rotation issued is spent unseen; the window does not move.
+    RotatedAgain {
+        account: Account,
+        session: SessionRecord,
+    },
     /// It was spent already: the session has been ended, so whoever holds its newer token
     /// is signed out too.
     Reused { account: Uuid },
@@ -90,6 +97,8 @@ struct SessionRow {
     expires_at: NaiveDateTime,
     user_agent: Option<String>,
     client_address: Option<String>,
+    previous_hash: Option<String>,
+    rotated_at: Option<NaiveDateTime>,
 }
 
 impl SessionRow {
@@ -132,6 +141,8 @@ impl Store {
             expires_at: naive(new.expires_at),
             user_agent: new.user_agent.clone(),
             client_address: new.client_address.clone(),
+            previous_hash: None,
+            rotated_at: None,
         };
         let dropped = self.write(|conn| {
             diesel::delete(
@@ -168,16 +179,22 @@ impl Store {
 
     /// Presents the refresh token whose hash is `presented` for session `id`: when it is the
     /// current one it is replaced by `next`, and the session is used now and lives until
-    /// `expires_at`; a spent one ends the session (see [`Refreshed`]). Two refreshes racing
-    /// with one token: one rotates, the other finds it spent.
+    /// `expires_at`; so it is when it is the one the last rotation spent, up to `grace` after
+    /// that rotation; any other spent one ends the session (see [`Refreshed`]). Two
+    /// refreshes racing with one token: one rotates, the other finds it spent (or, within
+    /// the grace window, rotates again).
     pub fn refresh_session(
         &self,
         id: Uuid,
-        presented: &str,
-        next: &str,
+        (presented, next): (&str, &str),
         expires_at: DateTime<Utc>,
+        grace: std::time::Duration,
     ) -> Result<Refreshed, StoreError> {
         let now = naive(self.now());
+        let window_opened = chrono::Duration::from_std(grace)
+            .ok()
+            .and_then(|g| now.checked_sub_signed(g))
+            .unwrap_or(now);
         let key = id.to_string();
         let outcome = self.write(|conn| {
             let Some(row) = sessions::table
@@ -199,12 +216,30 @@ impl Store {
             )
             .set((
                 sessions::refresh_hash.eq(next),
+                sessions::previous_hash.eq(presented),
+                sessions::rotated_at.eq(now),
                 sessions::last_used_at.eq(now),
                 sessions::expires_at.eq(naive(expires_at)),
             ))
             .execute(conn)?;
+            // Not the current token: the one spent last, within the window, rotates again
+            // (the window still counted from that rotation).
+            let again = rotated == 0
+                && diesel::update(
+                    sessions::table
+                        .find(&key)
+                        .filter(sessions::previous_hash.eq(presented))
+                        .filter(sessions::rotated_at.gt(window_opened)),
+                )
+                .set((
+                    sessions::refresh_hash.eq(next),
+                    sessions::last_used_at.eq(now),
+                    sessions::expires_at.eq(naive(expires_at)),
+                ))
+                .execute(conn)?
+                    > 0;
             let account_id = uuid("session account", &row.account_id)?;
-            if rotated == 0 {
+            if rotated == 0 && !again {
                 diesel::delete(sessions::table.find(&key)).execute(conn)?;
                 super::wake::announce_account_change(conn, account_id)?;
                 return Ok(Refreshed::Reused {
@@ -219,7 +254,11 @@ impl Store {
                 .find(&key)
                 .first::<SessionRow>(conn)?
                 .into_record()?;
-            Ok::<_, StoreError>(Refreshed::Rotated { account, session })
+            Ok::<_, StoreError>(if again {
+                Refreshed::RotatedAgain { account, session }
+            } else {
+                Refreshed::Rotated { account, session }
+            })
         })?;
         if let Refreshed::Reused { account } = outcome {
             self.signed_in.forget(account);

@@ -112,13 +112,15 @@ pub enum Visibility {
     Private,
 }
 
-/// Who besides the players and invited accounts may watch a game being played: `nobody` or
-/// `anyone` who has its id. (Players' friends will come with a friends list.)
+/// Who besides the players and invited accounts may watch a game being played: `nobody`, the
+/// `friends` of any seated player, or `anyone` who has its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Spectators {
     /// Only the players (and invited accounts).
     Nobody,
+    /// Accounts that are friends of a seated player.
+    Friends,
     /// Any signed-in account that has the game's id.
     Anyone,
 }

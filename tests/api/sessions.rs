@@ -151,7 +151,12 @@ async fn a_spent_refresh_token_sent_again_ends_the_session(app: TestApp) {
     let laptop = login(&app, "alice", "laptop").await;
     let rotated = signed(json_body(refresh(&app, &phone.refresh).await, StatusCode::OK).await);
 
-    // The spent token again (a thief's copy, or the owner's): the whole session ends.
+    // The spent token again (a thief's copy, or the owner's), past the grace window of a lost
+    // answer (tests/api/refresh_grace.rs): the whole session ends.
+    let res = app
+        .post_json("/v1/test/clock", None, &json!({ "seconds": 31 }))
+        .await;
+    json_body(res, StatusCode::OK).await;
     let body = assert_problem(
         refresh(&app, &phone.refresh).await,
         StatusCode::UNAUTHORIZED,

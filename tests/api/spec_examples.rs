@@ -251,6 +251,13 @@ async fn every_request_example_is_accepted(app: TestApp) {
     .await;
     accept("POST", path, status, &body);
 
+    // Befriending, then blocking, the example's account (after the invitation: a block would
+    // refuse it).
+    for path in ["/v1/me/friends", "/v1/me/blocks"] {
+        let (status, body) = send(&app, "POST", path, Some(&me), &example("POST", path)).await;
+        accept("POST", path, status, &body);
+    }
+
     // Joining by code needs a game with the example's code: on a server of its own, one open
     // game whose code is set to it.
     let lobby = spawn_app_with(app.backend, |_| {}).await;

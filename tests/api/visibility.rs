@@ -21,21 +21,21 @@ both_stores!(
 );
 
 /// Creates a game with exactly this body (no defaults added, unlike `tables::create`).
-async fn create_as(app: &TestApp, who: &Player, body: Value) -> Value {
+pub(crate) async fn create_as(app: &TestApp, who: &Player, body: Value) -> Value {
     let res = app.post_json("/v1/games", who.token(), &body).await;
     json_body(res, StatusCode::CREATED).await
 }
 
-fn id_of(game: &Value) -> String {
+pub(crate) fn id_of(game: &Value) -> String {
     game["id"].as_str().expect("game id").to_string()
 }
 
-async fn join_by_id(app: &TestApp, who: &Player, id: &str) -> reqwest::Response {
+pub(crate) async fn join_by_id(app: &TestApp, who: &Player, id: &str) -> reqwest::Response {
     app.post_json(&format!("/v1/games/{id}/join"), who.token(), &json!({}))
         .await
 }
 
-async fn join_by_code(app: &TestApp, who: &Player, code: &Value) -> reqwest::Response {
+pub(crate) async fn join_by_code(app: &TestApp, who: &Player, code: &Value) -> reqwest::Response {
     app.post_json(
         "/v1/games/join",
         who.token(),
@@ -45,7 +45,7 @@ async fn join_by_code(app: &TestApp, who: &Player, code: &Value) -> reqwest::Res
 }
 
 /// The answer's status, code and detail: what a stranger may compare with an unknown game's.
-async fn refusal(res: reqwest::Response) -> (StatusCode, Value, Value) {
+pub(crate) async fn refusal(res: reqwest::Response) -> (StatusCode, Value, Value) {
     let status = res.status();
     let body: Value = res.json().await.expect("a problem body");
     (status, body["code"].clone(), body["detail"].clone())
@@ -53,7 +53,7 @@ async fn refusal(res: reqwest::Response) -> (StatusCode, Value, Value) {
 
 /// Every read and write a non-player can try on game `id`, each answered as for a game that
 /// does not exist (the same status, code and detail as for an unknown id).
-async fn assert_hidden(app: &TestApp, who: &Player, id: &str) {
+pub(crate) async fn assert_hidden(app: &TestApp, who: &Player, id: &str) {
     let unknown = uuid::Uuid::new_v4();
     let reads = [
         "",
@@ -140,7 +140,7 @@ async fn invited_to(app: &TestApp, who: &Player) -> Vec<String> {
 }
 
 /// Resigns `who`'s seat at the game's current version (a two-player game then ends).
-async fn resign(app: &TestApp, who: &Player, id: &str) {
+pub(crate) async fn resign(app: &TestApp, who: &Player, id: &str) {
     let view = json_body(
         app.get(&format!("/v1/games/{id}"), who.token()).await,
         StatusCode::OK,
@@ -178,7 +178,7 @@ async fn new_games_are_unlisted_without_spectators(app: TestApp) {
     // Values outside the enums are refused.
     for body in [
         json!({ "visibility": "secret" }),
-        json!({ "spectators": "friends" }),
+        json!({ "spectators": "friends_of_friends" }),
         json!({ "invite": "bob" }),
     ] {
         let res = app.post_json("/v1/games", ann.token(), &body).await;

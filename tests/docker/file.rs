@@ -110,3 +110,108 @@ fn reads_a_stage() {
     let run: Vec<&str> = stage.runs[0].split_whitespace().collect();
     assert_eq!(run, ["cargo", "build", "--locked"]);
 }
+
+/// The last stage, the image itself, read as far as a start of it needs.
+#[derive(Debug, Default)]
+pub struct RunStage {
+    pub workdir: String,
+    pub user: String,
+    /// `ENV` settings, in order.
+    pub env: Vec<(String, String)>,
+    pub expose: Vec<u16>,
+    pub entrypoint: Vec<String>,
+    pub cmd: Vec<String>,
+    /// `COPY --from=<stage> <source> <dest>`: (source in that stage, dest in the image).
+    pub from_build: Vec<(String, String)>,
+    /// The health check's command (`CMD …` of `HEALTHCHECK`), as written.
+    pub healthcheck: Option<String>,
+}
+
+/// An exec-form (`["a", "b"]`) argument list; the shell form is refused (the image would run
+/// it through `/bin/sh -c`, which this reading does not model).
+fn exec_form(keyword: &str, args: &str) -> Vec<String> {
+    serde_json::from_str(args)
+        .unwrap_or_else(|e| panic!("{keyword} {args}: write it in exec form ([\"…\"]): {e}"))
+}
+
+/// The stage after the last FROM.
+pub fn run_stage(text: &str) -> RunStage {
+    let all = instructions(text);
+    let last_from = all.iter().rposition(|(k, _)| k == "FROM").expect("a FROM");
+    let mut stage = RunStage::default();
+    for (keyword, args) in &all[last_from + 1..] {
+        match keyword.as_str() {
+            "WORKDIR" => stage.workdir = args.clone(),
+            "USER" => stage.user = args.clone(),
+            "ENV" => {
+                let (name, value) = args
+                    .split_once('=')
+                    .or_else(|| args.split_once(' '))
+                    .unwrap_or_else(|| panic!("ENV {args}"));
+                assert!(
+                    !value.contains(' ') || value.starts_with('"'),
+                    "one setting per ENV line: {args}"
+                );
+                stage.env.push((
+                    name.trim().to_string(),
+                    value.trim().trim_matches('"').to_string(),
+                ));
+            }
+            "EXPOSE" => stage.expose.extend(args.split_whitespace().map(|p| {
+                p.trim_end_matches("/tcp")
+                    .parse::<u16>()
+                    .unwrap_or_else(|e| panic!("EXPOSE {p}: {e}"))
+            })),
+            "ENTRYPOINT" => stage.entrypoint = exec_form(keyword, args),
+            "CMD" => stage.cmd = exec_form(keyword, args),
+            "HEALTHCHECK" => {
+                stage.healthcheck = args.split_once("CMD ").map(|(_, c)| c.trim().to_string())
+            }
+            "COPY" if args.contains("--from=") => {
+                let words: Vec<&str> = args
+                    .split_whitespace()
+                    .filter(|w| !w.starts_with("--"))
+                    .collect();
+                let [source, dest] = words[..] else {
+                    panic!("COPY --from with one source only: {args}")
+                };
+                stage
+                    .from_build
+                    .push((source.to_string(), dest.to_string()));
+            }
+            _ => {}
+        }
+    }
+    stage
+}
+
+#[test]
+fn reads_the_run_stage() {
+    let stage = run_stage(
+        "FROM a AS build\nWORKDIR /src\nENV X=1\nFROM b\nRUN x\n\
+         COPY --from=build /src/t/racko /usr/local/bin/racko\nUSER racko\nWORKDIR /var/lib/r\n\
+         ENV RACKO_BIND=0.0.0.0:8080\nEXPOSE 8080\n\
+         HEALTHCHECK --interval=10s CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1\n\
+         ENTRYPOINT [\"racko\"]\nCMD [\"serve\"]\n",
+    );
+    assert_eq!(stage.workdir, "/var/lib/r");
+    assert_eq!(stage.user, "racko");
+    assert_eq!(
+        stage.env,
+        [("RACKO_BIND".to_string(), "0.0.0.0:8080".to_string())]
+    );
+    assert_eq!(stage.expose, [8080]);
+    assert_eq!(stage.entrypoint, ["racko"]);
+    assert_eq!(stage.cmd, ["serve"]);
+    assert_eq!(
+        stage.from_build,
+        [(
+            "/src/t/racko".to_string(),
+            "/usr/local/bin/racko".to_string()
+        )]
+    );
+    assert!(stage
+        .healthcheck
+        .as_deref()
+        .is_some_and(|c| c.contains("/readyz")));
+}

@@ -1,5 +1,7 @@
 //! Sessions in the store: racing refreshes with one token, and what a token check reads.
 
+use std::time::Duration;
+
 use super::*;
 
 fn open(store: &Store, account: &Account, hash: &str) -> SessionRecord {
@@ -14,7 +16,43 @@ fn open(store: &Store, account: &Account, hash: &str) -> SessionRecord {
     store.open_session(&new, 50).expect("opened")
 }
 
+const NO_GRACE: Duration = Duration::ZERO;
+const GRACE: Duration = Duration::from_secs(30);
+
 store_tests! {
+    fn the_token_spent_last_rotates_again_within_the_grace_window_and_no_other(
+        store: Store,
+        _db: &TestDb
+    ) {
+        let a = account(&store, "a");
+        let session = open(&store, &a, "t1");
+        let expires = store.now() + chrono::Duration::days(90);
+        let refresh = |presented: &str, next: &str| {
+            store
+                .refresh_session(session.id, (presented, next), expires, GRACE)
+                .expect("no store error")
+        };
+        assert!(matches!(refresh("t1", "t2"), Refreshed::Rotated { .. }));
+        // t2's answer was lost: t1 again gets t3, and t2 is spent unseen.
+        assert!(matches!(refresh("t1", "t3"), Refreshed::RotatedAgain { .. }));
+        assert!(matches!(refresh("t3", "t4"), Refreshed::Rotated { .. }));
+        // t1 is two rotations old now: reuse, the session ends.
+        assert!(matches!(refresh("t1", "t5"), Refreshed::Reused { .. }));
+        assert!(matches!(refresh("t4", "t6"), Refreshed::Unknown));
+
+        let other = open(&store, &a, "u1");
+        let refresh = |presented: &str, next: &str| {
+            store
+                .refresh_session(other.id, (presented, next), expires, GRACE)
+                .expect("no store error")
+        };
+        assert!(matches!(refresh("u1", "u2"), Refreshed::Rotated { .. }));
+        // Past the window (the store's clock moved on), the spent token is reuse.
+        store.raise_clock_offset(store.clock_offset() + 31_000_000);
+        assert!(matches!(refresh("u1", "u3"), Refreshed::Reused { .. }));
+        assert!(store.sessions(a.id).expect("listed").is_empty());
+    }
+
     fn of_ten_refreshes_racing_with_one_token_one_rotates_and_the_rest_end_the_session(
         store: Store,
         _db: &TestDb
@@ -28,7 +66,8 @@ store_tests! {
                 thread::spawn(move || {
                     barrier.wait();
                     let expires = store.now() + chrono::Duration::days(90);
-                    store.refresh_session(session.id, "first", &format!("next-{n}"), expires)
+                    let next = format!("next-{n}");
+                    store.refresh_session(session.id, ("first", &next), expires, NO_GRACE)
                 })
             })
             .collect::<Vec<_>>()
@@ -91,11 +130,11 @@ store_tests! {
         assert_eq!(store.delete_expired_sessions(1000).expect("swept"), 0);
         let expires = store.now() + chrono::Duration::days(90);
         assert!(matches!(
-            store.refresh_session(expired.id, "old", "next", expires),
+            store.refresh_session(expired.id, ("old", "next"), expires, NO_GRACE),
             Ok(Refreshed::Unknown)
         ));
         assert!(matches!(
-            store.refresh_session(live.id, "live", "next", expires),
+            store.refresh_session(live.id, ("live", "next"), expires, NO_GRACE),
             Ok(Refreshed::Rotated { .. })
         ));
     }

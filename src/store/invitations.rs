@@ -1,0 +1,61 @@
+//! Invitations that tell the invited: the game's change (a new game, or its list of invited
+//! accounts) and the invitees' `invited` feed items commit in one transaction, so an account
+//! is told exactly when it is invited.
+
+use uuid::Uuid;
+
+use super::{feed, game_wake, games, Target};
+use super::{
+    GameRecord, IdempotencyRecord, Invitee, NewEvent, NewFeedItem, NewGame, Store, StoreError,
+    UpdateError,
+};
+
+impl Store {
+    /// [`Store::insert_game`], with `feed` (the invitees' items) written in its transaction.
+    pub fn insert_game_telling(
+        &self,
+        game: &NewGame,
+        events: &[NewEvent],
+        idempotency: Option<&IdempotencyRecord>,
+        items: Vec<NewFeedItem>,
+    ) -> Result<GameRecord, StoreError> {
+        let (record, mut wakes) = self.write(|conn| {
+            let record = games::insert_game(conn, game, events, idempotency)?;
+            let wakes = feed::append(conn, &record, &items)?;
+            Ok::<_, StoreError>((record, wakes))
+        })?;
+        self.hub
+            .feeds
+            .follow(feed::as_stored(&record, &wakes, items));
+        wakes.push(game_wake(&record));
+        self.woke(&wakes);
+        self.wake_sweeper_if_due(&record);
+        Ok(record)
+    }
+
+    /// [`Store::update_invited`], where `decide` also gives the feed items of the change
+    /// (written in its transaction).
+    pub fn update_invited_telling<E>(
+        &self,
+        id: Uuid,
+        decide: impl Fn(&GameRecord) -> Result<(Vec<Invitee>, Vec<NewFeedItem>), E>,
+    ) -> Result<GameRecord, UpdateError<E>> {
+        let at = self.now();
+        let (written, wakes, items) = self.write(|conn| {
+            games::lock_game(conn, id, false)?;
+            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let (invited, items) = decide(&current).map_err(UpdateError::Decide)?;
+            let written = games::set_invited(conn, &current, &invited, at)?;
+            let wakes = feed::append(conn, &written, &items)?;
+            Ok::<_, UpdateError<E>>((written, wakes, items))
+        })?;
+        if let Target::Pg(_) = self.target {
+            self.hub.recent.keep(&written);
+        }
+        self.hub
+            .feeds
+            .follow(feed::as_stored(&written, &wakes, items));
+        self.woke(&wakes);
+        Ok(written)
+    }
+}
