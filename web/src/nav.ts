@@ -1,0 +1,5 @@
+// Moves to another page of the client without a reload (main.ts routes on popstate).
+export function go(path: string): void {
+  history.pushState(null, "", path);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}
