@@ -79,16 +79,30 @@ async function call<T>(method: string, path: string, body?: unknown, retried = f
       // not problem+json (a proxy's page): keep the status only
     }
     if (answer.status === 401) {
-      if (!retried && path !== "/v1/guests" && (await renew())) return call<T>(method, path, body, true);
+      if (!retried && !path.startsWith("/v1/guests") && path !== "/v1/sessions" && (await renew())) return call<T>(method, path, body, true);
       forget();
     }
     throw new ApiError(answer.status, String(problem.code ?? "http_" + answer.status), problem.detail ?? answer.statusText);
   }
-  return JSON.parse(text) as T;
+  // 204 No Content (sign out everywhere) has no body
+  return (text ? JSON.parse(text) : null) as T;
 }
+
+const game = (id: string, rest = "") => `/v1/games/${encodeURIComponent(id)}${rest}`;
 
 export const api = {
   guest: () => call<AuthResponse>("POST", "/v1/guests", {}),
+  register: (body: Schemas["Credentials"]) => call<AuthResponse>("POST", "/v1/accounts", body),
+  signIn: (body: Schemas["Credentials"]) => call<AuthResponse>("POST", "/v1/sessions", body),
+  signOutEverywhere: () => call<null>("DELETE", "/v1/accounts/me/tokens"),
+  hint: (id: string) => call<Schemas["Hint"]>("GET", game(id, "/hint")),
+  resign: (id: string, version: number) =>
+    call<Schemas["ActionResult"]>("POST", game(id, "/resign"), { version } satisfies Schemas["ResignRequest"]),
+  rematch: (id: string) => call<GameView>("POST", game(id, "/rematch")),
+  exportRecord: (id: string) => call<Schemas["GameExport"]>("GET", game(id, "/export")),
+  verify: (id: string) => call<Schemas["VerifyResult"]>("GET", game(id, "/verify")),
+  replay: (id: string, seq?: number) =>
+    call<Schemas["ReplayView"]>("GET", game(id, seq === undefined ? "/replay" : `/replay?seq=${seq}`)),
   me: () => call<Schemas["AccountView"]>("GET", "/v1/accounts/me"),
   myGames: (filter: MyGames) => call<GamePage>("GET", `/v1/me/games?filter=${filter}`),
   create: (body: CreateGame) => call<GameView>("POST", "/v1/games", body),

@@ -179,7 +179,8 @@ try {
   await signIn(page);
   await scan(page, "home");
   await page.fill("#target", "100");
-  await page.getByTestId("vs-computer").click();
+  await page.selectOption("#seat-1", "basic");
+  await page.getByTestId("create").click();
   await page.waitForURL(/\/games\//);
   await page.getByTestId("my-rack").waitFor();
   const labels = await page.$$eval('[data-testid^="slot-"]', (els) => els.map((e) => e.dataset.testid.slice(5)).join(","));
@@ -237,7 +238,8 @@ try {
   const [ann, ben] = [await newPage(), await newPage({ width: 390, height: 844 })];
   await signIn(ann);
   await ann.fill("#target", "1");
-  await ann.getByTestId("for-two").click();
+  await ann.selectOption("#spectators", "anyone");
+  await ann.getByTestId("create").click();
   const link = await ann.getByTestId("invite-link").textContent();
   await signIn(ben);
   await ben.goto(link);

@@ -13,15 +13,28 @@ export function slotAction(view: View, slot: number, act: (a: Action) => void): 
     });
 }
 
-function describe(game: GameView, a: Action): string {
+/** An action in words (the event choices' list, a hint). */
+export function describe(game: GameView, a: Action): string {
   const name = (seat: number) => game.players.find((p) => p.seat === seat)?.username ?? `${t("seat")} ${seat}`;
   switch (a.type) {
     case "swap_card":
       return `${t("swapCard")}: ${t("slot")} ${a.my_slot} ↔ ${name(a.with)} ${t("slot")} ${a.their_slot}`;
     case "swap_racks":
       return `${t("swapRacks")} ${name(a.with)}`;
-    default:
-      return a.type;
+    case "draw":
+      return t("draw");
+    case "discard_drawn":
+      return t("discardDrawn");
+    case "call_racko":
+      return t("callRacko");
+    case "choose_deal":
+      return a.blitz ? t("blitzDeal") : t("normalDeal");
+    case "take_discard":
+      return `${t("takeHere")}: ${t("slot")} ${a.slot}`;
+    case "place_drawn":
+      return `${t("placeHere")}: ${t("slot")} ${a.slot}`;
+    case "place_blitz_card":
+      return `${t("blitzHere")}: ${t("slot")} ${a.slot}`;
   }
 }
 

@@ -1,65 +1,15 @@
-// The start page: sign in as a guest, start or join a game, and the inbox (my turn first).
-import { api, ApiError, type GameSummary, type Schemas } from "../api";
+// The start page: sign in, start or join a game, and the inbox (my turn first, by deadline)
+// beside the finished games.
+import { api, type GameSummary, type MyGames } from "../api";
 import { button, h, show } from "../dom";
 import { t } from "../i18n";
 import { go } from "../nav";
-import { forget, remember, token, username } from "../session";
+import { token } from "../session";
 import { follow } from "../stream";
+import { accountBar, errorText, signInBlock } from "./account";
+import { newGameForm } from "./create";
 
-export function errorText(err: unknown): string {
-  return err instanceof ApiError ? `${err.message} (${err.code})` : String(err);
-}
-
-export function signInBlock(after: () => void): HTMLElement {
-  const note = h("p", { role: "alert" });
-  return h(
-    "section",
-    { "aria-labelledby": "signin" },
-    h("h2", { id: "signin" }, t("title")),
-    button(t("guest"), () => {
-      api
-        .guest()
-        .then((auth) => {
-          remember(auth.token, auth.account.username, auth.refresh_token);
-          after();
-        })
-        .catch((err) => (note.textContent = errorText(err)));
-    }, { "data-testid": "guest" }),
-    note,
-  );
-}
-
-function newGameForm(note: HTMLElement): HTMLElement {
-  const level = h(
-    "select",
-    { id: "level" },
-    ...(["basic", "random", "strong"] as Schemas["Level"][]).map((l) => h("option", { value: l }, l)),
-  );
-  const target = h("input", { id: "target", type: "number", min: 1, max: 1000, value: 500 });
-  const create = (computer: boolean) => {
-    const body: Schemas["CreateGame"] = {
-      options: { players: 2, target: Number(target.value) || 500 },
-      computer: computer ? [{ seat: 1, level: level.value as Schemas["Level"] }] : [],
-    };
-    api
-      .create(body)
-      .then((game) => go(`/games/${game.id}`))
-      .catch((err) => (note.textContent = errorText(err)));
-  };
-  return h(
-    "section",
-    { "aria-labelledby": "new" },
-    h("h2", { id: "new" }, t("newGame")),
-    h("p", {}, h("label", { for: "target" }, t("target")), " ", target),
-    h("p", {}, h("label", { for: "level" }, t("level")), " ", level),
-    h(
-      "p",
-      { class: "row" },
-      button(t("vsComputer"), () => create(true), { "data-testid": "vs-computer" }),
-      button(t("forTwo"), () => create(false), { "data-testid": "for-two" }),
-    ),
-  );
-}
+export { errorText, signInBlock };
 
 function joinForm(note: HTMLElement): HTMLElement {
   const code = h("input", { id: "code", autocomplete: "off", spellcheck: "false" });
@@ -97,18 +47,28 @@ function summaryLine(game: GameSummary): HTMLElement {
 
 function inbox(): { el: HTMLElement; refresh: () => void } {
   const list = h("ul", { "data-testid": "inbox" });
-  const el = h("section", { "aria-labelledby": "inboxh" }, h("h2", { id: "inboxh" }, t("inbox")), list);
+  let filter: MyGames = "active";
+  const tabs = (["active", "finished"] as const).map((f) =>
+    button(t(f === "active" ? "inbox" : "finishedGames"), () => {
+      filter = f;
+      refresh();
+    }, { "data-testid": `tab-${f}`, "aria-pressed": String(f === filter) }),
+  );
+  const el = h("section", { "aria-labelledby": "inboxh" }, h("h2", { id: "inboxh" }, t("myGames")), h("p", { class: "row" }, ...tabs), list);
   const refresh = () => {
-    api
-      .myGames("all")
-      .then((page) => {
+    tabs.forEach((tab, i) => tab.setAttribute("aria-pressed", String((i === 0 ? "active" : "finished") === filter)));
+    // the open games wait for players: they belong with the running ones
+    const lists = filter === "active" ? [api.myGames("active"), api.myGames("open")] : [api.myGames("finished")];
+    Promise.all(lists)
+      .then((pages) => {
         // my turn first, then by deadline, then the newest
-        const games = [...page.games].sort(
+        const games = pages.flatMap((p) => p.games).sort(
           (a, b) =>
             Number(b.my_turn) - Number(a.my_turn) ||
             (a.my_deadline ?? "~").localeCompare(b.my_deadline ?? "~") ||
             b.updated_at.localeCompare(a.updated_at),
         );
+        list.dataset.filter = filter;
         list.replaceChildren(...(games.length ? games.map(summaryLine) : [h("li", {}, t("noGames"))]));
       })
       .catch(() => undefined);
@@ -117,28 +77,24 @@ function inbox(): { el: HTMLElement; refresh: () => void } {
 }
 
 export function showHome(root: HTMLElement): () => void {
-  if (!token()) {
-    show(root, signInBlock(() => showHome(root)));
-    return () => undefined;
-  }
+  let leave = () => undefined as void;
+  const draw = () => {
+    leave();
+    leave = token() ? signedInHome(root, draw) : signedOutHome(root, draw);
+  };
+  draw();
+  return () => leave();
+}
+
+function signedOutHome(root: HTMLElement, after: () => void): () => void {
+  show(root, signInBlock(after));
+  return () => undefined;
+}
+
+function signedInHome(root: HTMLElement, after: () => void): () => void {
   const note = h("p", { role: "alert", class: "note" });
   const box = inbox();
-  show(
-    root,
-    h(
-      "header",
-      { class: "row" },
-      h("span", {}, `${t("signedInAs")} `, h("strong", { "data-testid": "me" }, username() ?? "")),
-      button(t("signOut"), () => {
-        forget();
-        showHome(root);
-      }),
-    ),
-    note,
-    newGameForm(note),
-    joinForm(note),
-    box.el,
-  );
+  show(root, accountBar(note, after), note, newGameForm(note), joinForm(note), box.el);
   box.refresh();
   const stream = follow("/v1/me/stream", () => box.refresh(), () => undefined);
   return () => stream.close();

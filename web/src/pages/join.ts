@@ -2,13 +2,13 @@
 import { api } from "../api";
 import { h, show } from "../dom";
 import { t } from "../i18n";
-import { go } from "../nav";
+import { go, redraw } from "../nav";
 import { token } from "../session";
-import { errorText, signInBlock } from "./home";
+import { errorText, signInBlock } from "./account";
 
 export function showJoin(root: HTMLElement, code: string): void {
   if (!token()) {
-    show(root, signInBlock(() => showJoin(root, code)));
+    show(root, signInBlock(redraw));
     return;
   }
   const note = h("p", { role: "status" }, t("joining"));

@@ -1,24 +1,13 @@
-// A replay: the game after any seq, as the caller may see it (R8), with a scrubber.
-import type { Schemas } from "../api";
-import { ApiError } from "../api";
+// A replay: the game after any seq, as the caller may see it (R8), with a scrubber; and the
+// game's record to download and verify (R9).
+import { api } from "../api";
 import { cardText } from "../cards";
 import { button, h, show } from "../dom";
 import { t } from "../i18n";
-import { token } from "../session";
-import { errorText } from "./home";
+import { errorText } from "./account";
+import { auditBlock } from "./audit";
 
-type Replay = Schemas["ReplayView"];
-
-async function load(id: string, seq?: number): Promise<Replay> {
-  const query = seq === undefined ? "" : `?seq=${seq}`;
-  const headers: Record<string, string> = { Accept: "application/json" };
-  const bearer = token();
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  const answer = await fetch(`/v1/games/${encodeURIComponent(id)}/replay${query}`, { headers });
-  const body = (await answer.json()) as Replay & Partial<Schemas["Problem"]>;
-  if (!answer.ok) throw new ApiError(answer.status, String(body.code), body.detail ?? "");
-  return body;
-}
+const load = api.replay;
 
 export function showReplay(root: HTMLElement, id: string): () => void {
   const note = h("p", { role: "alert", class: "note" });
@@ -35,6 +24,7 @@ export function showReplay(root: HTMLElement, id: string): () => void {
     note,
     h("p", { class: "row" }, button(t("back"), () => step(-1)), h("label", { for: "scrub" }, t("step")), scrub, button(t("forward"), () => step(1))),
     board,
+    auditBlock(id, note),
   );
   let asked = 0;
   const draw = () => {

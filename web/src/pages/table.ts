@@ -7,13 +7,15 @@ import { h, show } from "../dom";
 import { t } from "../i18n";
 import { token } from "../session";
 import { follow, type Status } from "../stream";
-import { errorText, signInBlock } from "./home";
+import { errorText, signInBlock } from "./account";
 import { actionPanel, slotAction } from "./actions";
 import { roundSummary } from "./summary";
+import { tableTools, type Tools } from "./tools";
+import { redraw } from "../nav";
 
 export function showTable(root: HTMLElement, id: string): () => void {
   if (!token()) {
-    show(root, signInBlock(() => showTable(root, id)));
+    show(root, signInBlock(redraw));
     return () => undefined;
   }
   let game: GameView | undefined;
@@ -44,7 +46,7 @@ export function showTable(root: HTMLElement, id: string): () => void {
     if (game && view.version < game.version) return;
     const first = !game;
     game = view;
-    board.replaceChildren(...table(view, act));
+    board.replaceChildren(...table(view, act, { note, changed: render }));
     board.dataset.version = String(view.version);
     // the browser test reads how soon the table was interactive
     if (first) performance.mark("racko-table");
@@ -102,7 +104,7 @@ function phaseText(game: GameView): string {
   return awaited.length ? `${t("waitingFor")}: ${awaited.join(", ")}` : "";
 }
 
-function table(game: GameView, act: (a: Action) => void): HTMLElement[] {
+function table(game: GameView, act: (a: Action) => void, tools: Tools): HTMLElement[] {
   const view = game.table;
   const parts: HTMLElement[] = [];
   parts.push(
@@ -136,6 +138,7 @@ function table(game: GameView, act: (a: Action) => void): HTMLElement[] {
   if (view.last_round && (view.phase.type === "awaiting_round" || view.phase.type === "game_over")) {
     parts.push(roundSummary(game, view.last_round));
   }
+  parts.push(tableTools(game, tools));
   return parts;
 }
 
