@@ -80,7 +80,11 @@ async function tableState(page) {
     // Other racks are face down: nothing but the owner's name may be written there (R8).
     const others = [...document.querySelectorAll(".rack.other ol")].map((ol) => ol.textContent).join("");
     const buttons = [...document.querySelectorAll("[data-testid=board] button[data-testid]")].map((b) => b.dataset.testid);
+    // Every face-up card on the table, outside the round's summary (public once it ends, R8.2).
+    const cards = [...document.querySelectorAll("[data-testid=board] .card:not(.back)")]
+      .filter((el) => !el.closest(".summary")).map((el) => `${el.dataset.testid ?? "?"}=${el.textContent}`);
     return {
+      cards, inRound: !!document.querySelector("[data-testid=my-rack], [data-testid=discard-top]"),
       version: document.querySelector("[data-testid=board]")?.dataset.version ?? "",
       over: !!document.querySelector("[data-testid=game-over]"),
       discard: text("discard-top"), drawn: text("drawn"), rack, buttons, others,
@@ -111,14 +115,24 @@ function choose(s) {
   return place ?? s.buttons[0] ?? null;
 }
 
-const playToEnd = (pages) => playSome(pages, MAX_STEPS + 1);
+const playToEnd = (pages, watchers) => playSome(pages, MAX_STEPS + 1, watchers);
+
+// What each page showed at each step, kept for the comparison with the full record (R8).
+const seen = new Map();
+function record(page, state) {
+  if (!state.inRound) return;
+  if (!seen.has(page)) seen.set(page, []);
+  seen.get(page).push(state);
+}
 
 /** Plays until every page shows the game's end or `limit` clicks; returns the clicks. */
-async function playSome(pages, limit) {
+async function playSome(pages, limit, watchers = []) {
   let steps = 0;
   for (;;) {
     const states = await Promise.all(pages.map(tableState));
     for (const s of states) assert.equal(s.others, "", "another rack shows a card");
+    states.forEach((s, i) => record(pages[i], s));
+    for (const w of watchers) record(w, await tableState(w));
     if (states.every((s) => s.over) || steps >= limit) return steps;
     const seat = states.findIndex((s) => !s.over && choose(s));
     if (seat < 0) {
@@ -138,6 +152,43 @@ async function playSome(pages, limit) {
     });
     if (++steps > MAX_STEPS) throw new Error(`no end after ${MAX_STEPS} clicks`);
   }
+}
+
+/**
+ * R8 against the full record, once the game is over: every face-up card a page showed during
+ * the round is, at some seq of the record, that viewer's own rack slot, the discard pile's top
+ * or its drawn card; a spectator's only the discard's top (or an event card carried out in
+ * the open). The full record: the replay at every seq after the end, which shows everything.
+ */
+async function compareWithRecord(page, gameId, seat) {
+  const full = await page.evaluate(async (id) => {
+    const get = async (seq) => (await (await fetch(`/v1/games/${id}/replay${seq ? `?seq=${seq}` : ""}`, {
+      headers: { Authorization: `Bearer ${localStorage.getItem("racko.token")}` } })).json());
+    const last = (await get()).last_seq;
+    const name = (c) => !c ? "—" : c.kind === "number" ? String(c.value) : c.kind;
+    const states = [];
+    for (let seq = 1; seq <= last; seq++) {
+      const v = (await get(seq)).table;
+      states.push({ racks: (v.racks ?? []).map((r) => Object.fromEntries(r.map((s) => [s.slot, name(s.card)]))),
+        top: name(v.discard[v.discard.length - 1]), drawn: v.drawn ? name(v.drawn) : null });
+    }
+    return states;
+  }, gameId);
+  assert.ok(full.length > 0 && full.every((f) => f.racks.length > 0), "the full record shows every rack after the end");
+  const shots = seen.get(page) ?? [];
+  assert.ok(shots.length > 0, "the page was seen during the round");
+  const number = (text) => (/^[0-9]+$/.test(text) ? text : null);
+  for (const shot of shots) {
+    const fits = full.some((f) => shot.cards.every((c) => {
+      const [where, text] = c.split("=");
+      if (where === "discard-top") return number(text) === null || text === f.top;
+      if (where === "drawn") return number(text) === null || text === f.drawn;
+      if (where.startsWith("slot-") && seat !== null) return number(text) === null || f.racks[seat][where.slice(5)] === text;
+      return false;
+    }));
+    assert.ok(fits, `a page showed a card that was not its own to see: ${shot.cards.join(" ")}`);
+  }
+  return shots.length;
 }
 
 /** axe-core in the page (through the debugger, which the CSP does not govern): no serious or critical violation. */
@@ -232,37 +283,109 @@ try {
   await page.context().close();
 }
 
-// 2. Two people, two browser contexts: invite by link, play to the end.
+// 2. Two people, two browser contexts, and a third watching: invite by link, play to the end.
 {
   const started = Date.now();
-  const [ann, ben] = [await newPage(), await newPage({ width: 390, height: 844 })];
+  const [ann, ben, cy] = [await newPage(), await newPage({ width: 390, height: 844 }), await newPage()];
   await signIn(ann);
   await ann.fill("#target", "1");
   await ann.selectOption("#spectators", "anyone");
   await ann.getByTestId("create").click();
   const link = await ann.getByTestId("invite-link").textContent();
+  const gameId = new URL(ann.url()).pathname.split("/")[2];
   await signIn(ben);
   await ben.goto(link);
   await ben.waitForURL(/\/games\//);
   await ben.getByTestId("my-rack").waitFor();
   await ann.getByTestId("my-rack").waitFor(); // the stream told ann's page that ben joined
-  // A few moves, then the server restarts; both pages pick up without a reload.
-  let clicks = await playSome([ann, ben], 4);
-  const navigations = await Promise.all([ann, ben].map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
+  await signIn(cy);
+  await cy.goto(`${base}/games/${gameId}`);
+  await cy.getByTestId("watching").waitFor();
+  await cy.getByTestId("discard-top").waitFor();
+  await scan(cy, "spectator");
+  // A hint for whoever is to move.
+  const hinted = (await ann.getByTestId("ask-hint").count()) ? ann : ben;
+  await hinted.getByTestId("ask-hint").click();
+  await hinted.getByTestId("hint").filter({ hasText: /./ }).waitFor();
+  // A few moves, then the server restarts; the pages pick up without a reload.
+  const pages = [ann, ben, cy];
+  let clicks = await playSome([ann, ben], 4, [cy]);
+  const navigations = await Promise.all(pages.map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
   restarting = true;
   await stopServer();
-  for (const page of [ann, ben]) await page.locator('[data-testid=live][data-state=reconnecting]').waitFor();
+  for (const page of pages) await page.locator("[data-testid=live][data-state=reconnecting]").waitFor();
   await startServer();
-  for (const page of [ann, ben]) await page.locator('[data-testid=live][data-state=live]').waitFor({ timeout: 15000 });
+  for (const page of pages) await page.locator("[data-testid=live][data-state=live]").waitFor({ timeout: 15000 });
   restarting = false;
-  clicks += await playToEnd([ann, ben]);
-  const after = await Promise.all([ann, ben].map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
+  clicks += await playToEnd([ann, ben], [cy]);
+  const after = await Promise.all(pages.map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
   assert.deepEqual(after, navigations, "a page reloaded");
-  for (const page of [ann, ben]) await page.getByTestId("winners").waitFor();
-  // The inbox lists the finished game.
-  await ann.goto(base + "/");
-  await ann.getByTestId("inbox").getByText("finished").first().waitFor();
+  for (const page of pages) await page.getByTestId("winners").waitFor();
   timings.twoPlayerGame = { clicks, seconds: (Date.now() - started) / 1000 };
+  timings.comparedWithRecord = {
+    ann: await compareWithRecord(ann, gameId, 0),
+    ben: await compareWithRecord(ben, gameId, 1),
+    spectator: await compareWithRecord(cy, gameId, null),
+  };
+  // The record: verified by the server, and downloaded as a file.
+  await ann.getByTestId("replay-link").click();
+  await ann.getByTestId("verify").click();
+  await ann.locator("[data-testid=verification][data-verified=true]").waitFor();
+  const [download] = await Promise.all([ann.waitForEvent("download"), ann.getByTestId("download").click()]);
+  const exported = JSON.parse(readFileSync(await download.path(), "utf8"));
+  assert.equal(exported.format, "racko-game-export");
+  assert.equal(exported.complete, true);
+  // A rematch: ben asks, ann finds it open among the running games, the old one finished.
+  await ben.getByTestId("rematch").click();
+  await ben.waitForURL((url) => !url.pathname.endsWith(gameId));
+  await ben.getByTestId("invite-code").waitFor();
+  await ann.goto(base + "/");
+  await ann.getByTestId("inbox").getByText("waiting for players").first().waitFor();
+  await ann.getByTestId("tab-finished").click();
+  await ann.locator("[data-testid=inbox][data-filter=finished]").getByText("finished").first().waitFor();
+  await scan(ann, "home, finished games");
+  // Signed out everywhere: the page asks to sign in again, and the old token is refused.
+  const old = await ann.evaluate(() => localStorage.getItem("racko.token"));
+  await ann.getByTestId("sign-out-everywhere").click();
+  await ann.getByTestId("guest").waitFor();
+  const refused = await ann.evaluate(async (token) => (await fetch("/v1/accounts/me", { headers: { Authorization: `Bearer ${token}` } })).status, old);
+  assert.equal(refused, 401);
+  for (const page of pages) await page.context().close();
+}
+
+// 3. A registered account: register, sign out, sign in with the password, start a game
+// against the computer and resign it.
+{
+  const page = await newPage({ width: 390, height: 844 });
+  const name = `dee-${Date.now() % 100000}`;
+  await page.goto(base + "/");
+  await page.fill("#username", name);
+  await page.fill("#password", "correct horse battery");
+  await page.getByTestId("register").click();
+  await page.getByTestId("me").filter({ hasText: name }).waitFor();
+  await page.getByTestId("sign-out").click();
+  await page.fill("#username", name);
+  await page.fill("#password", "correct horse battery");
+  await page.getByTestId("sign-in").click();
+  await page.getByTestId("me").filter({ hasText: name }).waitFor();
+  await page.selectOption("#turn-time", "60");
+  await page.selectOption("#players", "3");
+  await page.selectOption("#seat-1", "random");
+  await page.selectOption("#seat-2", "strong");
+  await page.getByTestId("create").click();
+  await page.getByTestId("my-rack").waitFor();
+  assert.equal(await page.locator(".rack.other").count(), 2, "two other racks at a table of three");
+  // With two players, resigning ends the game at once (R10.3).
+  await page.goto(base + "/");
+  await page.selectOption("#turn-time", "60");
+  await page.selectOption("#seat-1", "strong");
+  await page.getByTestId("create").click();
+  await page.getByTestId("my-rack").waitFor();
+  await page.locator("[data-deadline]").first().waitFor();
+  await page.getByTestId("resign").click();
+  await page.getByTestId("resign-yes").click();
+  await page.getByTestId("game-over").waitFor();
+  await page.context().close();
 }
 
 } catch (err) {
