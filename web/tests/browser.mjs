@@ -342,12 +342,14 @@ try {
   const exported = JSON.parse(readFileSync(await download.path(), "utf8"));
   assert.equal(exported.format, "racko-game-export");
   assert.equal(exported.complete, true);
-  // A rematch: ben asks, ann finds it open among the running games, the old one finished.
+  // A rematch: ben asks and finds it open among his running games; ann finds the old one
+  // among her finished games.
   await ben.getByTestId("rematch").click();
   await ben.waitForURL((url) => !url.pathname.endsWith(gameId));
   await ben.getByTestId("invite-code").waitFor();
+  await ben.goto(base + "/");
+  await ben.getByTestId("inbox").getByText("waiting for players").first().waitFor();
   await ann.goto(base + "/");
-  await ann.getByTestId("inbox").getByText("waiting for players").first().waitFor();
   await ann.getByTestId("tab-finished").click();
   await ann.locator("[data-testid=inbox][data-filter=finished]").getByText("finished").first().waitFor();
   await scan(ann, "home, finished games");
