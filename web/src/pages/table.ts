@@ -137,6 +137,11 @@ function table(game: GameView, act: (a: Action) => void, tools: Tools): HTMLElem
   }
   if (view.last_round && (view.phase.type === "awaiting_round" || view.phase.type === "game_over")) {
     parts.push(roundSummary(game, view.last_round));
+  } else if (view.phase.type === "game_over") {
+    // ended before any round was scored (a resignation, R10.3)
+    const winners = view.phase.winners.map((seat) => game.players.find((p) => p.seat === seat)?.username ?? String(seat));
+    parts.push(h("section", { class: "summary", "data-testid": "game-over" }, h("h2", {}, t("gameOver")),
+      h("p", { "data-testid": "winners" }, `${t("winners")}: `, h("strong", {}, winners.join(", ")))));
   }
   parts.push(tableTools(game, tools));
   return parts;
