@@ -9,6 +9,8 @@ COPY bots bots
 COPY src src
 COPY migrations migrations
 COPY openapi openapi
+# The web client's built files, embedded in the binary.
+COPY web/dist web/dist
 # Declared in Cargo.toml, so they must exist for the manifest to load.
 COPY benches benches
 COPY examples examples

@@ -24,12 +24,11 @@ pub mod sessions;
 pub mod socket;
 pub mod stream;
 pub mod throttle;
+pub mod web;
 pub mod webhooks;
 
-use actix_web::web;
-
 /// Every route of the API. Extractor configs are added by `extract::configure`.
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     ops::configure(cfg);
     accounts::configure(cfg);
     games::configure(cfg);
@@ -42,5 +41,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);
-    cfg.default_service(web::to(observe::not_found));
+    web::configure(cfg);
+    cfg.default_service(actix_web::web::to(observe::not_found));
 }

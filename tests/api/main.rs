@@ -47,6 +47,7 @@ mod stream_limits;
 mod stream_sockets;
 mod tables;
 mod visibility;
+mod web_client;
 mod webhook_addresses;
 mod webhook_stalls;
 mod webhooks;

@@ -1,0 +1,101 @@
+// The start page: sign in, start or join a game, and the inbox (my turn first, by deadline)
+// beside the finished games.
+import { api, type GameSummary, type MyGames } from "../api";
+import { button, h, show } from "../dom";
+import { t } from "../i18n";
+import { go } from "../nav";
+import { token } from "../session";
+import { follow } from "../stream";
+import { accountBar, errorText, signInBlock } from "./account";
+import { newGameForm } from "./create";
+
+export { errorText, signInBlock };
+
+function joinForm(note: HTMLElement): HTMLElement {
+  const code = h("input", { id: "code", autocomplete: "off", spellcheck: "false" });
+  const form = h(
+    "form",
+    { "aria-labelledby": "joinh" },
+    h("h2", { id: "joinh" }, t("joinByCode")),
+    h("label", { for: "code" }, t("code")),
+    " ",
+    code,
+    " ",
+    h("button", { type: "submit", "data-testid": "join" }, t("join")),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    api
+      .join(code.value.trim())
+      .then((game) => go(`/games/${game.id}`))
+      .catch((err) => (note.textContent = errorText(err)));
+  });
+  return form;
+}
+
+function summaryLine(game: GameSummary): HTMLElement {
+  const names = game.players.map((p) => p.username).join(" · ");
+  const state = game.my_turn ? t("yourTurn") : t(game.status);
+  return h(
+    "li",
+    { class: game.my_turn ? "mine" : undefined },
+    h("a", { href: `/games/${game.id}`, "data-link": true }, names || game.id.slice(0, 8)),
+    " — ",
+    h("span", { class: "state" }, state),
+  );
+}
+
+function inbox(): { el: HTMLElement; refresh: () => void } {
+  const list = h("ul", { "data-testid": "inbox" });
+  let filter: MyGames = "active";
+  const tabs = (["active", "finished"] as const).map((f) =>
+    button(t(f === "active" ? "inbox" : "finishedGames"), () => {
+      filter = f;
+      refresh();
+    }, { "data-testid": `tab-${f}`, "aria-pressed": String(f === filter) }),
+  );
+  const el = h("section", { "aria-labelledby": "inboxh" }, h("h2", { id: "inboxh" }, t("myGames")), h("p", { class: "row" }, ...tabs), list);
+  const refresh = () => {
+    tabs.forEach((tab, i) => tab.setAttribute("aria-pressed", String((i === 0 ? "active" : "finished") === filter)));
+    // the open games wait for players: they belong with the running ones
+    const lists = filter === "active" ? [api.myGames("active"), api.myGames("open")] : [api.myGames("finished")];
+    Promise.all(lists)
+      .then((pages) => {
+        // my turn first, then by deadline, then the newest
+        const games = pages.flatMap((p) => p.games).sort(
+          (a, b) =>
+            Number(b.my_turn) - Number(a.my_turn) ||
+            (a.my_deadline ?? "~").localeCompare(b.my_deadline ?? "~") ||
+            b.updated_at.localeCompare(a.updated_at),
+        );
+        list.dataset.filter = filter;
+        list.replaceChildren(...(games.length ? games.map(summaryLine) : [h("li", {}, t("noGames"))]));
+      })
+      .catch(() => undefined);
+  };
+  return { el, refresh };
+}
+
+export function showHome(root: HTMLElement): () => void {
+  let leave = () => undefined as void;
+  const draw = () => {
+    leave();
+    leave = token() ? signedInHome(root, draw) : signedOutHome(root, draw);
+  };
+  draw();
+  return () => leave();
+}
+
+function signedOutHome(root: HTMLElement, after: () => void): () => void {
+  show(root, signInBlock(after));
+  return () => undefined;
+}
+
+function signedInHome(root: HTMLElement, after: () => void): () => void {
+  const note = h("p", { role: "alert", class: "note" });
+  const box = inbox();
+  show(root, accountBar(note, after), note, newGameForm(note), joinForm(note), box.el);
+  box.refresh();
+  const stream = follow("/v1/me/stream", () => box.refresh(), () => undefined);
+  return () => stream.close();
+}
