@@ -51,6 +51,14 @@ impl Username {
                 "usernames starting with 'deleted-player-' are reserved for deleted accounts",
             ));
         }
+        // The computer players' accounts are named so; a person holding such a name would
+        // block the migration that adds a level's accounts.
+        if s.to_ascii_lowercase().starts_with("computer-") {
+            return Err(ServiceError::new(
+                Code::InvalidUsername,
+                "usernames starting with 'computer-' are reserved for computer players",
+            ));
+        }
         Ok(Username(s.to_string()))
     }
     pub fn as_str(&self) -> &str {

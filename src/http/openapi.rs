@@ -188,7 +188,7 @@ const ANY_CLIENT_ERROR: &str = "Client error (problem+json). Any operation may a
     the database refuses), `not_found` (no such route), `payload_too_large`, \
     `unsupported_media_type`, `not_acceptable`, `method_not_allowed`, `request_timeout`, \
     `length_required`, `uri_too_long`, `headers_too_large`; a change `game_busy` (a game \
-    another change holds) and, with an `Idempotency-Key`, `idempotency_key_taken`.";
+    another change holds) and, with an Idempotency-Key header, `idempotency_key_taken`.";
 /// The server errors any operation may answer.
 const ANY_SERVER_ERROR: &str = "Server error (problem+json): `store_unavailable`, `busy`, \
     `unavailable`, `internal`, `server_error`.";

@@ -42,7 +42,7 @@ pub enum FeedKind {
 }
 
 impl FeedKind {
-    pub const ALL: [FeedKind; 8] = [
+    pub const ALL: [FeedKind; 9] = [
         FeedKind::YourTurn,
         FeedKind::DeadlineNear,
         FeedKind::GameStarted,
@@ -50,6 +50,7 @@ impl FeedKind {
         FeedKind::PlayerLeft,
         FeedKind::GameFinished,
         FeedKind::GameCancelled,
+        FeedKind::Invited,
         FeedKind::WebhookDisabled,
     ];
 }

@@ -87,7 +87,8 @@ async fn every_documented_operation_is_routed(app: TestApp) {
         // Any well-formed value for a path parameter: ids are uuids, names are words.
         let concrete = path
             .replace("{id}", "00000000-0000-4000-8000-000000000001")
-            .replace("{player}", "nobody");
+            .replace("{player}", "nobody")
+            .replace("{username}", "nobody");
         assert!(!concrete.contains('{'), "untested path parameter in {path}");
         for method in item.as_object().expect("path item").keys() {
             let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes())

@@ -203,7 +203,9 @@ fn probes(path: &str, method: &str, op: &Value, own_game: &str) -> Vec<Probe> {
 const SWAGGER: &str = "SwaggerUi::new(\"";
 
 /// Paths served that are not the API: Swagger UI's own page and files under `/docs/`.
-const NOT_THE_API: &[&str] = &["/docs/{_:.*}"];
+// Swagger UI's own files, and the web client's pages and files (`src/http/web.rs`), which are
+// for browsers, not API clients.
+const NOT_THE_API: &[&str] = &["/docs/{_:.*}", "/app.js", "/app.css", "/favicon.svg"];
 
 /// Every route the router configuration registers, as (method, path), read from the
 /// `configure` functions of `src/`: each `resource("…")` (or `limited("…")`, a resource

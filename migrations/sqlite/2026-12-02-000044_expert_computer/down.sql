@@ -1,0 +1,1 @@
+DELETE FROM accounts WHERE username_lower LIKE 'computer-expert-%' AND password_hash IS NULL;
