@@ -126,9 +126,10 @@ fn set_invite_code(app: &TestApp, code: &str) {
             .batch_execute(&sql)
             .expect("update"),
         TestBackend::Sqlite => {
+            // The server's workers write too: wait for their lock rather than fail at once.
             SqliteConnection::establish(app.db.url.trim_start_matches("sqlite://"))
                 .expect("connect")
-                .batch_execute(&sql)
+                .batch_execute(&format!("PRAGMA busy_timeout = 10000; {sql}"))
                 .expect("update")
         }
     }

@@ -203,9 +203,15 @@ fn probes(path: &str, method: &str, op: &Value, own_game: &str) -> Vec<Probe> {
 const SWAGGER: &str = "SwaggerUi::new(\"";
 
 /// Paths served that are not the API: Swagger UI's own page and files under `/docs/`.
-// Swagger UI's own files, and the web client's pages and files (`src/http/web.rs`), which are
-// for browsers, not API clients.
-const NOT_THE_API: &[&str] = &["/docs/{_:.*}", "/app.js", "/app.css", "/favicon.svg"];
+// Swagger UI (its redirect and its files) and the web client's files (`src/http/web.rs`):
+// they are for browsers, not API clients.
+const NOT_THE_API: &[&str] = &[
+    "/docs",
+    "/docs/{_:.*}",
+    "/app.js",
+    "/app.css",
+    "/favicon.svg",
+];
 
 /// Every route the router configuration registers, as (method, path), read from the
 /// `configure` functions of `src/`: each `resource("…")` (or `limited("…")`, a resource
