@@ -14,50 +14,11 @@ use anyhow::Context;
 use crate::{
     auth::TokenKeys,
     config::{Config, Secret},
-    error::ServiceError,
-    http::{self, throttle::Throttle},
+    http::{self, throttle::Throttle, AppState},
     metrics::Metrics,
+    service::Service,
     store::Store,
 };
-
-/// What every handler gets, as `web::Data<AppState>`.
-pub struct AppState {
-    pub store: Store,
-    pub config: Arc<Config>,
-    pub tokens: TokenKeys,
-    pub metrics: Metrics,
-    /// The limit on the credential endpoints; None when turned off.
-    pub throttle: Option<Throttle>,
-    /// The open streams and long-polls of this process, bounded.
-    pub streams: std::sync::Arc<crate::notify::slots::Slots>,
-}
-
-impl AppState {
-    /// Runs blocking store work (diesel is synchronous) on the blocking thread pool:
-    /// `state.db(move |s| s.account(id)).await?`.
-    pub async fn db<T, E, F>(&self, f: F) -> Result<T, ServiceError>
-    where
-        F: FnOnce(&Store) -> Result<T, E> + Send + 'static,
-        T: Send + 'static,
-        E: Into<ServiceError> + Send + 'static,
-    {
-        blocking(&self.store, f).await
-    }
-}
-
-/// Runs blocking store work on the blocking thread pool (for code without an `AppState`).
-pub async fn blocking<T, E, F>(store: &Store, f: F) -> Result<T, ServiceError>
-where
-    F: FnOnce(&Store) -> Result<T, E> + Send + 'static,
-    T: Send + 'static,
-    E: Into<ServiceError> + Send + 'static,
-{
-    let store = store.clone();
-    web::block(move || f(&store))
-        .await
-        .map_err(ServiceError::internal)?
-        .map_err(Into::into)
-}
 
 pub struct Application {
     port: u16,
@@ -84,14 +45,15 @@ impl Application {
             config.workers,
         );
         let throttle = Throttle::new(config.auth_burst, config.auth_per_minute);
-        actix_web::rt::spawn(crate::housekeeping::run(
-            store.clone(),
+        let service = Service::new(store);
+        actix_web::rt::spawn(crate::workers::housekeeping::run(
+            service.clone(),
             config.idempotency_ttl,
             config.housekeeping_every,
         ));
-        actix_web::rt::spawn(crate::notify::deliver::run(
-            store.clone(),
-            crate::notify::deliver::Settings {
+        actix_web::rt::spawn(crate::workers::webhooks::run(
+            service.clone(),
+            crate::workers::webhooks::Settings {
                 poll: config.webhook_poll,
                 timeout: config.webhook_timeout,
                 retry_base: config.webhook_retry_base,
@@ -102,29 +64,30 @@ impl Application {
                 ),
             },
         ));
-        actix_web::rt::spawn(crate::push::run(
-            store.clone(),
+        actix_web::rt::spawn(crate::workers::push::run(
+            service.clone(),
             config.clone(),
             metrics.clone(),
         ));
-        actix_web::rt::spawn(crate::sweeper::run(
-            store.clone(),
+        actix_web::rt::spawn(crate::workers::sweeper::run(
+            service.clone(),
             config.sweep_every,
             config.test_mode,
         ));
         // PostgreSQL: other processes' commits wake this process's streams and long-polls.
-        if let Some(relay) = store.relay() {
+        if let Some(relay) = service.relay() {
+            let listener = service.listener();
             std::thread::Builder::new()
                 .name("racko-wakeups".into())
-                .spawn(move || relay.run())
+                .spawn(move || relay.run(&listener))
                 .context("cannot start the wake-up listener")?;
         }
         let streams = crate::notify::slots::Slots::new(config.stream_limits);
-        let hub = Arc::clone(store.hub());
+        let hub = Arc::clone(service.hub());
         let state = web::Data::new(AppState {
             throttle,
             streams,
-            store,
+            service,
             config: Arc::new(config),
             tokens,
             metrics,

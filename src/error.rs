@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::openapi::{schema::Type, ObjectBuilder, RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::store::StoreError;
-
 pub mod catalogue;
 
 /// Declares the codes once: the enum, its wire names and the list of all of them.
@@ -303,39 +301,6 @@ fn rules_code(e: &RulesError) -> Code {
         // The same meaning as the service's own: the game does not wait for this seat now.
         RulesError::NotAwaited => Code::NotAwaited,
         RulesError::AlreadyResigned => Code::AlreadyResigned,
-    }
-}
-
-impl From<StoreError> for ServiceError {
-    fn from(e: StoreError) -> ServiceError {
-        match e {
-            StoreError::NotFound => ServiceError::new(Code::NotFound, "no such resource"),
-            StoreError::AccountGone => {
-                ServiceError::unauthorized("the account was deleted or its tokens were revoked")
-            }
-            StoreError::Conflict(code) | StoreError::BadInput(code) => {
-                ServiceError::new(code, code.as_str().replace('_', " "))
-            }
-            StoreError::StaleVersion { current } => ServiceError::stale_version(current),
-            StoreError::Locked(cause) | StoreError::Busy(cause) => {
-                tracing::warn!(error = %cause, "database busy");
-                ServiceError {
-                    retry_after: Some(1),
-                    ..ServiceError::new(Code::Busy, "the database is busy; try again in a moment")
-                }
-            }
-            StoreError::Unavailable(cause) => {
-                tracing::warn!(error = %cause, "database unavailable");
-                ServiceError {
-                    retry_after: Some(2),
-                    ..ServiceError::new(
-                        Code::StoreUnavailable,
-                        "the database is unavailable; nothing was changed, try again shortly",
-                    )
-                }
-            }
-            StoreError::Internal(_) => ServiceError::internal(e),
-        }
     }
 }
 

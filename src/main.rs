@@ -9,10 +9,10 @@ use std::{
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use racko::{
-    accounts::{self, Password, Username},
     app::Application,
     config::{Config, ConfigArgs},
     http::openapi,
+    service::accounts::{self, Password, Username},
     store::{Role, Store},
     telemetry,
 };
@@ -86,7 +86,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(cli.config).await,
         Command::Openapi { test_mode } => write_stdout(&openapi::openapi_json_for(test_mode)),
-        Command::Verify { file } => std::process::exit(racko::audit::verify::run_cli(&file)),
+        Command::Verify { file } => {
+            std::process::exit(racko::service::audit::verify::run_cli(&file))
+        }
         Command::Migrate => {
             let url = database_url(&cli.config);
             tokio::task::spawn_blocking(move || Store::migrate(&url)).await??;

@@ -8,7 +8,6 @@ use std::thread;
 
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Text};
-use racko::error::Code;
 use racko::store::*;
 use racko_rules::{Card, Game, Options, StackedDeck};
 use serde_json::json;
@@ -122,7 +121,7 @@ fn update<T>(
     decide: impl Fn(&GameRecord) -> Result<(GameChange, T), StoreError>,
 ) -> Result<T, StoreError> {
     match store.update_game(id, decide) {
-        Ok((_, answer)) => Ok(answer),
+        Ok(done) => Ok(done.value.1),
         Err(UpdateError::Store(e) | UpdateError::Decide(e)) => Err(e),
     }
 }

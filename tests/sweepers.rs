@@ -14,7 +14,7 @@ use common::db::{enabled, TestBackend, TestDb};
 use common::process::ServeProcess;
 use futures_util::future::join_all;
 use racko::store::Store;
-use racko::sweeper::CLOCK_OFFSET_KEY;
+use racko::workers::sweeper::CLOCK_OFFSET_KEY;
 use serde_json::{json, Value};
 use uuid::Uuid;
 

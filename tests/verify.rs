@@ -1,8 +1,8 @@
 //! Export → verify round trips and tampering, on games played by the rules alone (no server),
 //! and the `racko verify` command's exit codes.
 
-use racko::audit::export::GameExport;
-use racko::audit::verify::{parse, verify, VerifyError};
+use racko::service::audit::export::GameExport;
+use racko::service::audit::verify::{parse, verify, VerifyError};
 use racko_rules::Options;
 use racko_sample as sample;
 use serde_json::Value;
@@ -28,7 +28,7 @@ fn as_json(doc: &GameExport) -> Value {
 }
 
 /// Verifies the JSON `doc` as a file would be.
-fn check(doc: &Value) -> Result<racko::audit::verify::VerifyReport, VerifyError> {
+fn check(doc: &Value) -> Result<racko::service::audit::verify::VerifyReport, VerifyError> {
     parse(&doc.to_string()).and_then(|d| verify(&d))
 }
 

@@ -11,15 +11,16 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
-    accounts::{self, sessions::Opened, Password, Username},
-    app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    http::AppState,
     http::{
         extract::{optional_json, Json},
         sessions::open_session,
         throttle,
     },
+    service::accounts::{self, Password, Username},
+    service::sessions::Opened,
     store::{Account, Role},
 };
 
@@ -205,7 +206,7 @@ pub async fn register(
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ServiceError> {
     let (username, password) = body.into_inner().parse()?;
-    let account = accounts::register(&state.store, username, password, Role::Player).await?;
+    let account = accounts::register(&state.service, username, password, Role::Player).await?;
     let opened = open_session(&state, &req, account).await?;
     signed_in(&state, opened, StatusCode::CREATED)
 }
@@ -224,7 +225,7 @@ pub async fn login(
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ServiceError> {
     let Credentials { username, password } = body.into_inner();
-    let account = accounts::login(&state.store, username, password).await?;
+    let account = accounts::login(&state.service, username, password).await?;
     let opened = open_session(&state, &req, account).await?;
     signed_in(&state, opened, StatusCode::OK)
 }
@@ -243,7 +244,7 @@ pub async fn create_guest(
     body: web::Bytes,
 ) -> Result<HttpResponse, ServiceError> {
     let GuestRequest {} = optional_json(&req, &body)?;
-    let account = accounts::create_guest(&state.store).await?;
+    let account = accounts::create_guest(&state.service).await?;
     let opened = open_session(&state, &req, account).await?;
     signed_in(&state, opened, StatusCode::CREATED)
 }
@@ -298,7 +299,7 @@ pub async fn delete_me(
     body: web::Bytes,
 ) -> Result<HttpResponse, ServiceError> {
     let DeleteAccount { password } = optional_json(&req, &body)?;
-    accounts::delete_account(&state.store, &user, password).await?;
+    accounts::delete_account(&state.service, &user, password).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -315,7 +316,7 @@ pub async fn revoke_tokens(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, ServiceError> {
-    accounts::sign_out_everywhere(&state.store, user.id).await?;
+    accounts::sign_out_everywhere(&state.service, user.id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -339,7 +340,7 @@ pub async fn upgrade(
     body: Json<Credentials>,
 ) -> Result<HttpResponse, ServiceError> {
     let (username, password) = body.into_inner().parse()?;
-    let account = accounts::upgrade_guest(&state.store, &user, username, password).await?;
+    let account = accounts::upgrade_guest(&state.service, &user, username, password).await?;
     let opened = open_session(&state, &req, account).await?;
     signed_in(&state, opened, StatusCode::OK)
 }

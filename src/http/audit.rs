@@ -9,15 +9,15 @@ use uuid::Uuid;
 
 use super::helpers::{caller, EventCursor};
 use crate::{
-    app::AppState,
-    audit::{
+    auth::CurrentUser,
+    error::{Code, ServiceError},
+    http::AppState,
+    service::audit::{
         export::{self, GameExport},
         queries::{self, AuditEventPage, EventFilter, PlayerHistory},
         replay::{self, ReplayView},
         verify::{self, VerifyReport},
     },
-    auth::CurrentUser,
-    error::{Code, ServiceError},
     service::PublicStatus,
     store::Role,
 };

@@ -9,9 +9,9 @@ use utoipa::ToSchema;
 
 use super::extract::Json;
 use crate::{
-    app::AppState,
     error::{Code, ServiceError},
-    sweeper,
+    http::AppState,
+    workers::sweeper,
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -66,17 +66,17 @@ pub async fn advance_clock(
     }
     // From the offset every process shares, not this process's last look at it: a move sent
     // to a process that has not read another's move yet must not take the clock back.
-    sweeper::sync_clock(&state.store).await;
+    sweeper::sync_clock(&state.service).await;
     // Seconds are bounded above; repeated moves saturate instead of overflowing.
     let step = i64::try_from(seconds).unwrap_or(0) * 1_000_000;
-    let micros = state.store.clock_offset().saturating_add(step);
+    let micros = state.service.clock_offset().saturating_add(step);
     state
         .db(move |s| s.put_setting(sweeper::CLOCK_OFFSET_KEY, &micros.to_string()))
         .await?;
-    state.store.raise_clock_offset(micros);
-    sweeper::sweep_due(&state.store).await;
+    state.service.raise_clock_offset(micros);
+    sweeper::sweep_due(&state.service).await;
     Ok(HttpResponse::Ok().json(ClockNow {
-        now: state.store.now(),
-        offset_seconds: state.store.clock_offset() as f64 / 1e6,
+        now: state.service.now(),
+        offset_seconds: state.service.clock_offset() as f64 / 1e6,
     }))
 }

@@ -20,7 +20,7 @@ use actix_web::{
     web, Error, HttpResponse,
 };
 
-use crate::app::AppState;
+use crate::http::AppState;
 
 pub const ALLOW_METHODS: &str = "GET, POST, DELETE";
 pub const ALLOW_HEADERS: &str =

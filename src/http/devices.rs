@@ -6,12 +6,12 @@ use uuid::Uuid;
 use super::extract::Json;
 use super::helpers::caller;
 use crate::{
-    app::AppState,
     auth::CurrentUser,
     error::{Code, ServiceError},
+    http::AppState,
     notify::address::Guard,
-    push,
     service::devices::{self, DeviceList, DeviceRequest, DeviceView, PushDeliveryLog, WebPushKey},
+    workers::push,
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

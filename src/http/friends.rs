@@ -5,9 +5,9 @@ use actix_web::{http::StatusCode, web, HttpResponse};
 use super::extract::Json;
 use super::helpers::caller;
 use crate::{
-    app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    http::AppState,
     service::friends::{self, Blocks, FriendRequestAnswer, Friends, Friendship, Person, Username},
 };
 

@@ -11,9 +11,9 @@ use super::helpers::{
     IfMatchHeader, IfNoneMatchHeader,
 };
 use crate::{
-    app::AppState,
     auth::CurrentUser,
     error::{Code, ServiceError},
+    http::AppState,
     service::{
         self,
         hint::Hint,
@@ -201,7 +201,7 @@ pub async fn list_events(
         _ => None,
     };
     let page: EventPage = service::stream::events_page(
-        &state.store,
+        &state.service,
         (caller, super::helpers::session(&user)),
         id,
         query.after,

@@ -4,7 +4,7 @@ use actix_web::{web, HttpResponse};
 use uuid::Uuid;
 
 use super::helpers::{caller, with_etag};
-use crate::{app::AppState, auth::CurrentUser, error::ServiceError, service};
+use crate::{auth::CurrentUser, error::ServiceError, http::AppState, service};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(

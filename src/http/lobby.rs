@@ -12,9 +12,9 @@ use super::helpers::{
     IfNoneMatchHeader,
 };
 use crate::{
-    app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    http::AppState,
     service::{
         self,
         invitations::Invitations,

@@ -6,6 +6,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod caller;
 pub mod clock;
 pub mod cors;
 pub mod devices;
@@ -22,10 +23,13 @@ pub mod ops;
 pub mod problem;
 pub mod sessions;
 pub mod socket;
+mod state;
 pub mod stream;
 pub mod throttle;
 pub mod web;
 pub mod webhooks;
+
+pub use state::AppState;
 
 /// Every route of the API. Extractor configs are added by `extract::configure`.
 pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {

@@ -18,8 +18,8 @@ use uuid::Uuid;
 
 use super::problem::fallback_response;
 use crate::{
-    app::AppState,
     error::{Code, ServiceError},
+    http::AppState,
 };
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");

@@ -5,9 +5,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::{
-    app::AppState,
-    auth::bearer_token,
     error::{Code, ServiceError},
+    http::caller::bearer_token,
+    http::AppState,
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -72,8 +72,8 @@ pub async fn metrics(
             ));
         }
     }
-    state.metrics.db_statements(state.store.statements());
-    let at = state.store.now();
+    state.metrics.db_statements(state.service.statements());
+    let at = state.service.now();
     let backlog = state.db(move |s| s.backlog(at)).await?;
     let replica = state
         .db(|s| Ok::<_, ServiceError>(s.replica_reads()))
@@ -84,7 +84,7 @@ pub async fn metrics(
     state.metrics.observe_now(&crate::metrics::Now {
         at,
         streams_open: state.streams.open(),
-        pool: state.store.pool_usage(),
+        pool: state.service.pool_usage(),
         backlog,
     });
     let text = state.metrics.render().map_err(ServiceError::internal)?;

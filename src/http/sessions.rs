@@ -7,11 +7,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
-    accounts::sessions::{self, Device, Opened},
-    app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    http::AppState,
     http::{accounts::signed_in, extract::Json, throttle},
+    service::sessions::{self, Device, Opened},
     store::{Account, SessionRecord},
 };
 
@@ -34,7 +34,7 @@ pub async fn open_session(
     account: Account,
 ) -> Result<Opened, ServiceError> {
     let device = device(state, req);
-    sessions::open(&state.store, account, &device, state.config.session_ttl).await
+    sessions::open(&state.service, account, &device, state.config.session_ttl).await
 }
 
 /// The device making `req`, as its session records it.
@@ -95,7 +95,7 @@ pub async fn refresh(
     body: Json<RefreshRequest>,
 ) -> Result<HttpResponse, ServiceError> {
     let token = body.into_inner().refresh_token;
-    let opened = sessions::refresh(&state.store, &token, state.config.session_ttl).await?;
+    let opened = sessions::refresh(&state.service, &token, state.config.session_ttl).await?;
     signed_in(&state, opened, StatusCode::OK)
 }
 
@@ -157,7 +157,7 @@ pub async fn list_sessions(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, ServiceError> {
-    let records = sessions::list(&state.store, user.id).await?;
+    let records = sessions::list(&state.service, user.id).await?;
     let sessions = records
         .into_iter()
         .map(|r| SessionView::new(r, user.session))
@@ -185,7 +185,7 @@ pub async fn end_session(
     user: CurrentUser,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ServiceError> {
-    sessions::end(&state.store, user.id, id.into_inner()).await?;
+    sessions::end(&state.service, user.id, id.into_inner()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -208,7 +208,7 @@ pub async fn adopt_token(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let device = device(&state, &req);
-    let opened = sessions::adopt(&state.store, &user, &device, state.config.session_ttl).await?;
+    let opened = sessions::adopt(&state.service, &user, &device, state.config.session_ttl).await?;
     signed_in(&state, opened, StatusCode::CREATED)
 }
 

@@ -9,9 +9,9 @@ use uuid::Uuid;
 
 use super::helpers::{caller, session};
 use crate::{
-    app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    http::AppState,
     notify::{slots::Slot, sse, Topic},
     service::{self, feed::FeedPage},
 };
@@ -86,9 +86,10 @@ pub async fn game_stream(
 ) -> Result<HttpResponse, ServiceError> {
     let after = sse::resume_from(&req, query.after)?;
     let id = id.into_inner();
-    let read = service::stream::game_reader(caller(&user), id);
+    let read = service::stream::game_reader(&state.service, caller(&user), id);
     let held = (Topic::Game(id), session(&user), slot(&state, &user, &req)?);
-    sse::open(&state.store, held, after, read, settings(&state, &req)).await
+    let on = (state.service.store(), &**state.service.hub());
+    sse::open(on, held, after, read, settings(&state, &req)).await
 }
 
 /// The caller's account feed as Server-Sent Events: your turn, a game started, someone joined
@@ -114,10 +115,10 @@ pub async fn my_stream(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let after = sse::resume_from(&req, query.after)?;
-    let read = service::stream::feed_reader(caller(&user));
+    let read = service::stream::feed_reader(&state.service, caller(&user));
     let slot = slot(&state, &user, &req)?;
     sse::open(
-        &state.store,
+        (state.service.store(), state.service.hub()),
         (Topic::Account(user.id), session(&user), slot),
         after,
         read,
@@ -166,7 +167,7 @@ pub async fn my_feed(
         _ => None,
     };
     let page = service::stream::feed_page(
-        &state.store,
+        &state.service,
         (caller(&user), session(&user)),
         q.after,
         q.limit,

@@ -19,7 +19,7 @@ use actix_web::{
     web, Error, HttpRequest, ResponseError,
 };
 
-use crate::{app::AppState, error::ServiceError};
+use crate::{error::ServiceError, http::AppState};
 
 /// Past this many clients, full buckets (clients idle long enough) are forgotten.
 const PRUNE_AT: usize = 10_000;

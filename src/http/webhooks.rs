@@ -6,9 +6,9 @@ use uuid::Uuid;
 use super::extract::Json;
 use super::helpers::caller;
 use crate::{
-    app::AppState,
     auth::CurrentUser,
     error::ServiceError,
+    http::AppState,
     notify::address::Guard,
     service::webhooks::{self, DeliveryLog, WebhookList, WebhookRequest, WebhookSecret},
 };

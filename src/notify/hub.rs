@@ -8,45 +8,7 @@ use std::sync::Mutex;
 use tokio::sync::watch;
 use uuid::Uuid;
 
-/// What a wake-up is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Topic {
-    /// A game's event log.
-    Game(Uuid),
-    /// An account's feed.
-    Account(Uuid),
-}
-
-/// "`topic` has entries up to `seq`".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Wake {
-    pub topic: Topic,
-    pub seq: i64,
-}
-
-impl Wake {
-    /// The `pg_notify` payload: `g:<game id>:<seq>` or `a:<account id>:<seq>`.
-    pub fn payload(&self) -> String {
-        match self.topic {
-            Topic::Game(id) => format!("g:{id}:{}", self.seq),
-            Topic::Account(id) => format!("a:{id}:{}", self.seq),
-        }
-    }
-
-    /// Reads a payload written by [`Wake::payload`]; None for anything else.
-    pub fn parse(payload: &str) -> Option<Wake> {
-        let mut parts = payload.splitn(3, ':');
-        let (kind, id, seq) = (parts.next()?, parts.next()?, parts.next()?);
-        let id = Uuid::parse_str(id).ok()?;
-        let seq = seq.parse().ok()?;
-        let topic = match kind {
-            "g" => Topic::Game(id),
-            "a" => Topic::Account(id),
-            _ => return None,
-        };
-        Some(Wake { topic, seq })
-    }
-}
+pub use crate::store::{Topic, Wake};
 
 /// What a topic's waiters are told: the highest seq announced, and how many times every
 /// waiter was asked to re-read (`wake_all`). A stream that has sent up to `seq` and sees no
@@ -65,12 +27,6 @@ pub struct Hub {
     sessions: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
     /// True once the process is stopping: streams and long-polls end at once.
     closing: watch::Sender<bool>,
-    /// The recent log tails the streams of this process share.
-    pub tails: crate::service::tails::Tails,
-    /// The newest items of the account feeds streamed here.
-    pub feeds: crate::service::feed_tails::FeedTails,
-    /// The games this process wrote last, for the next action on them.
-    pub recent: crate::store::RecentGames,
 }
 
 /// Prune topics nobody waits for once the map holds this many (and twice as many after).
@@ -102,9 +58,6 @@ impl Hub {
 
     /// Wakes whoever waits on the wake's topic (if its seq is new to them).
     pub fn wake(&self, wake: Wake) {
-        if let Topic::Game(id) = wake.topic {
-            self.recent.heard(id, wake.seq);
-        }
         let mut topics = self.lock();
         let Some(tx) = topics.get(&wake.topic) else {
             return;
@@ -125,7 +78,6 @@ impl Hub {
     /// Wakes every waiter (they re-read their logs): after wake-ups may have been lost, e.g.
     /// while the `LISTEN` connection was down. Every session is checked again too.
     pub fn wake_all(&self) {
-        self.recent.forget_all();
         let mut topics = self.lock();
         topics.retain(|_, tx| tx.receiver_count() > 0);
         for tx in topics.values() {
@@ -137,14 +89,6 @@ impl Hub {
         for tx in sessions.values() {
             tx.send_modify(|n| *n += 1);
         }
-    }
-
-    /// A person's name was replaced in stored games and feeds (an account erased): every
-    /// cached record, tail and feed item goes, and every waiter reads afresh.
-    pub fn names_changed(&self) {
-        self.tails.forget_all();
-        self.feeds.forget_all();
-        self.wake_all();
     }
 
     /// Becomes true when the process stops (`close_streams`).

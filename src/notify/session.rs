@@ -7,7 +7,8 @@
 use tokio::sync::watch;
 use uuid::Uuid;
 
-use crate::app::blocking;
+use super::Hub;
+use crate::blocking::blocking;
 use crate::store::{SignedInAccount, Store};
 
 /// Who holds the connection: the account, its token's generation and session.
@@ -26,8 +27,8 @@ pub const REVOKED_FRAME: &[u8] =
 
 impl Session {
     /// Changes whenever the account's sessions may have changed.
-    pub fn watch(&self, store: &Store) -> watch::Receiver<u64> {
-        store.hub().sessions(self.account)
+    pub fn watch(&self, hub: &Hub) -> watch::Receiver<u64> {
+        hub.sessions(self.account)
     }
 
     /// True while the token is good: the account exists, with the token's generation, and

@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, watch};
 use super::peer::Peer;
 use super::session::REVOKED_FRAME;
 use super::slots::Slot;
+use super::Hub;
 use super::{Mark, Session, Topic};
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
@@ -53,9 +54,7 @@ pub fn frame<T: serde::Serialize>(id: i64, entry: &T) -> Result<Frame, ServiceEr
 /// Async: a read the streams of a process share is served on the worker, and only a store
 /// read goes to the blocking pool.
 pub type Reader = Arc<
-    dyn Fn(Store, i64, Option<i64>) -> BoxFuture<'static, Result<Vec<Frame>, ServiceError>>
-        + Send
-        + Sync,
+    dyn Fn(i64, Option<i64>) -> BoxFuture<'static, Result<Vec<Frame>, ServiceError>> + Send + Sync,
 >;
 
 #[derive(Clone, Copy, Debug)]
@@ -110,7 +109,7 @@ pub fn resume_from(req: &HttpRequest, after: Option<i64>) -> Result<i64, Service
 /// Opens a stream of `topic`'s log after `after`: the first page is read now, so a bad id or a
 /// refusal answers as a problem, not as an empty stream.
 pub async fn open(
-    store: &Store,
+    (store, hub): (&Store, &Hub),
     (topic, session, slot): (Topic, Session, Slot),
     after: i64,
     read: Reader,
@@ -118,16 +117,16 @@ pub async fn open(
 ) -> Result<HttpResponse, ServiceError> {
     // Subscribe before the first read: nothing committed after it can be missed, and no
     // revocation after the token check.
-    let woken = store.hub().subscribe(topic);
-    let sessions = session.watch(store);
+    let woken = hub.subscribe(topic);
+    let sessions = session.watch(hub);
     let resets = woken.borrow().resets;
-    let first = read(store.clone(), after, None).await?;
+    let first = read(after, None).await?;
     let (tx, rx) = mpsc::channel(settings.buffer.max(1));
     let at = Position { after, resets };
     let held = Held {
         session,
         sessions,
-        closing: store.hub().closing(),
+        closing: hub.closing(),
         _slot: slot,
     };
     actix_web::rt::spawn(pump(
@@ -257,7 +256,7 @@ async fn pump(
             None
         };
         if let Some(known) = known {
-            pending = match read(store.clone(), after, known).await {
+            pending = match read(after, known).await {
                 Ok(page) => page,
                 Err(e) => {
                     tracing::warn!(error = %e, "stream read failed; the client will resume");

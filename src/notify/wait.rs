@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
+use super::Hub;
 use super::{Session, Topic};
-use crate::app::blocking;
+use crate::blocking::blocking;
 use crate::error::{Code, ServiceError};
 use crate::store::Store;
 
@@ -26,7 +27,7 @@ pub fn checked(wait: Option<u64>) -> Result<Duration, ServiceError> {
 /// answer. Woken by `topic`'s wake-ups, so a change answers at once. Ends with 401
 /// `unauthorized` as soon as the session's token is revoked.
 pub async fn until<T, F>(
-    store: &Store,
+    (store, hub): (&Store, &Hub),
     (topic, session): (Topic, Session),
     wait: Duration,
     read: F,
@@ -40,9 +41,9 @@ where
         return blocking(store, read).await;
     }
     let deadline = tokio::time::Instant::now() + wait;
-    let mut woken = store.hub().subscribe(topic);
-    let mut sessions = session.watch(store);
-    let mut closing = store.hub().closing();
+    let mut woken = hub.subscribe(topic);
+    let mut sessions = session.watch(hub);
+    let mut closing = hub.closing();
     let mut recheck = false;
     loop {
         woken.borrow_and_update();

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::Caller;
 use crate::error::{Code, ServiceError};
 use crate::notify::address::Guard;
-use crate::store::{Device, NewDevice, PushDelivery, Store, StoreError};
+use crate::store::{Conflict, Device, NewDevice, PushDelivery, Store, StoreError};
 
 /// Devices per account.
 pub const MAX_DEVICES: i64 = 32;
@@ -412,7 +412,7 @@ fn not_found(e: StoreError) -> ServiceError {
         StoreError::NotFound => {
             ServiceError::new(Code::DeviceNotFound, "you have no device with this id")
         }
-        StoreError::Conflict(Code::TooManyDevices) => ServiceError::new(
+        StoreError::Conflict(Conflict::TooManyDevices) => ServiceError::new(
             Code::TooManyDevices,
             format!("an account has at most {MAX_DEVICES} devices"),
         ),

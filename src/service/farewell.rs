@@ -9,13 +9,13 @@ use uuid::Uuid;
 use super::lobby;
 use super::play;
 use super::write::Expect;
-use super::Caller;
+use super::{Caller, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameQuery, GameStatus, Store, StoreError};
+use crate::store::{GameQuery, GameStatus, StoreError};
 
 /// Resigns every active game of the caller, leaves every open one and deletes its webhook
 /// endpoints (with their pending deliveries).
-pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceError> {
+pub fn leave_all_games(store: &Service, caller: &Caller) -> Result<(), ServiceError> {
     for endpoint in store.webhooks(caller.id)? {
         match store.delete_webhook(caller.id, endpoint.id) {
             Err(StoreError::NotFound) => {}
@@ -45,7 +45,7 @@ pub fn leave_all_games(store: &Store, caller: &Caller) -> Result<(), ServiceErro
 
 /// Resigns the caller's seat of game `id` as the game is now; nothing to do when the seat has
 /// resigned already or the game has ended meanwhile.
-fn resign(store: &Store, caller: &Caller, id: Uuid) -> Result<(), ServiceError> {
+fn resign(store: &Service, caller: &Caller, id: Uuid) -> Result<(), ServiceError> {
     match play::resign(store, caller, id, Expect::Latest, None) {
         Err(e) if gone(e.code) => Ok(()),
         result => result.map(drop),
@@ -66,7 +66,7 @@ fn gone(code: Code) -> bool {
 }
 
 /// The ids of the account's games in `status`, all pages, read before any is changed.
-fn games_of(store: &Store, account: Uuid, status: GameStatus) -> Result<Vec<Uuid>, ServiceError> {
+fn games_of(store: &Service, account: Uuid, status: GameStatus) -> Result<Vec<Uuid>, ServiceError> {
     let mut ids = Vec::new();
     let mut cursor = None;
     loop {

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::access;
 use super::view::{GameView, PublicStatus};
-use super::{blocks, cancelled, game_error, seat_of, Caller};
+use super::{blocks, cancelled, game_error, seat_of, Caller, Service};
 use crate::error::{Code, ServiceError};
 use crate::store::{
     GameQuery, GameRecord, Invitee, NewFeedItem, NewGame, SeatRecord, Store, StoreError,
@@ -105,7 +105,7 @@ fn map_update(e: UpdateError<ServiceError>) -> ServiceError {
 /// Invites more accounts to an open game: only its creator may, while it waits for players.
 /// Answers the game as the creator sees it.
 pub fn invite(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     request: &Invitations,
@@ -131,7 +131,7 @@ pub fn invite(
             Ok((all, invited_items(&game.seats, &new, &caller.username)))
         })
         .map_err(map_update)?;
-    Ok(GameView::of(&written, caller.id))
+    Ok(GameView::of(&store.after(written), caller.id))
 }
 
 /// Withdraws the invitation of `username` to open game `id` (its creator only), before the

@@ -23,11 +23,10 @@ use super::idempotency::{IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
-use super::{cancelled, game_not_found, random, seat_of, Caller, LogEvent};
+use super::{cancelled, game_not_found, random, seat_of, Caller, LogEvent, Service};
 use crate::error::{Code, ServiceError};
 use crate::store::{
-    Access, GameRecord, GameStatus, Invitee, NewGame, SeatRecord, Spectators, Store, StoredAs,
-    Visibility,
+    Access, GameRecord, GameStatus, Invitee, NewGame, SeatRecord, Spectators, StoredAs, Visibility,
 };
 
 /// A new game: its options and the seats the computer plays.
@@ -85,7 +84,7 @@ pub struct JoinByCode {
 
 /// Creates a game; the creator takes seat 0. `test_mode`: the server allows stacked decks.
 pub fn create(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     test_mode: bool,
     request: &CreateGame,
@@ -115,7 +114,7 @@ fn new_access(request: &CreateGame, invited: Vec<Invitee>) -> Access {
 /// rematch and the insert links the two (or fails with `rematch_exists` when another request
 /// linked one first).
 pub(super) fn create_game_of(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     test_mode: bool,
     request: &CreateGame,
@@ -228,7 +227,7 @@ pub(super) fn create_game_of(
 
 /// Joins game `id`, taking the lowest free seat; the join that fills the table starts the game.
 pub fn join(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     key: Option<&IdempotencyKey>,
@@ -237,7 +236,7 @@ pub fn join(
 }
 
 fn join_as(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     by: JoinBy,
@@ -251,7 +250,7 @@ fn join_as(
 
 /// Joins the game with this invite code (case and spaces do not matter).
 pub fn join_by_code(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     code: &str,
     key: Option<&IdempotencyKey>,
@@ -270,7 +269,7 @@ pub fn join_by_code(
 
 /// Leaves an open game (see the module docs for the creator).
 pub fn leave(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     key: Option<&IdempotencyKey>,
@@ -280,7 +279,7 @@ pub fn leave(
 
 /// Lobby changes do not depend on a version the client saw: they apply to the game as it is.
 fn lobby_change(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     key: Option<&IdempotencyKey>,

@@ -7,8 +7,11 @@
 //! statuses. Functions here block (the store is synchronous): call them from `web::block`.
 
 pub mod access;
+pub mod accounts;
+pub mod audit;
 pub mod blocks;
 pub mod computer;
+mod context;
 pub mod devices;
 pub mod due;
 pub mod farewell;
@@ -18,6 +21,7 @@ pub mod friends;
 pub mod hint;
 pub mod idempotency;
 pub mod invitations;
+mod kept_change;
 pub mod lists;
 pub mod lobby;
 pub mod log_event;
@@ -25,6 +29,8 @@ pub mod log_page;
 pub mod play;
 mod random;
 pub mod rematch;
+pub mod sessions;
+mod store_errors;
 pub mod stream;
 pub mod sweep;
 pub mod tails;
@@ -32,6 +38,7 @@ pub mod view;
 pub mod webhooks;
 pub mod write;
 
+pub use context::{Caches, Service};
 pub use idempotency::{IdempotencyKey, Reply};
 pub use log_event::LogEvent;
 pub use view::{GameSummary, GameView, PlayerView, PublicStatus};

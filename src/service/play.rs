@@ -12,9 +12,9 @@ use super::idempotency::{IdempotencyKey, Reply};
 use super::log_page::{EventEntry, Projection};
 use super::view::{GameView, PublicStatus};
 use super::write::{change_game, Asker, Decision, Expect, Written};
-use super::{cancelled, seat_of, Caller, LogEvent};
+use super::{cancelled, seat_of, Caller, LogEvent, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, Store, StoredAs};
+use crate::store::{GameRecord, StoredAs};
 
 /// An action with the version of the game the client saw (or send it as `If-Match`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -35,14 +35,14 @@ pub struct ActionResult {
 }
 
 /// The caller's view of a game. Anyone signed in may look; only seats see their own cards.
-pub fn view(store: &Store, caller: &Caller, id: Uuid) -> Result<GameView, ServiceError> {
+pub fn view(store: &Service, caller: &Caller, id: Uuid) -> Result<GameView, ServiceError> {
     let game = super::access::load_visible(store, id, caller.id)?;
     Ok(GameView::of(&game, caller.id))
 }
 
 /// Applies `action` of the caller's seat if the game is still at `version`.
 pub fn act(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     version: i64,
@@ -78,7 +78,7 @@ pub struct ResignRequest {
 /// (`Expect::Version`, his request), or as it is now (`Expect::Latest`, when he deletes his
 /// account).
 pub fn resign(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     id: Uuid,
     expect: Expect,

@@ -9,9 +9,9 @@ use super::computer::{self, ComputerSeat};
 use super::idempotency::{answers_only, stored, IdempotencyKey, Reply};
 use super::lobby::{create_game_of, join, CreateGame};
 use super::view::GameView;
-use super::{load_game, seat_of, Caller};
+use super::{load_game, seat_of, Caller, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, GameStatus, Invitee, Store};
+use crate::store::{GameRecord, GameStatus, Invitee};
 
 /// The answer to a rematch request: the new game as the caller sees it, and whether this
 /// request created it (201) or seated the caller in it, or found him seated already (200).
@@ -30,7 +30,7 @@ const REMATCH_TRIES: usize = 3;
 /// links to the new one in the transaction that creates it, only while unlinked, so two
 /// players asking at once still get one game.
 pub fn rematch(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     test_mode: bool,
     id: Uuid,
@@ -111,7 +111,7 @@ pub fn rematch(
 
 /// Seats the caller in rematch `new` unless he is seated already; either way answers it.
 fn take_rematch_seat(
-    store: &Store,
+    store: &Service,
     caller: &Caller,
     new: Uuid,
     key: Option<&IdempotencyKey>,

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
+use super::Service;
 use super::{access, feed, log_page, viewer_of, Caller};
-use crate::app::blocking;
+use crate::blocking::blocking;
 use crate::error::ServiceError;
 use crate::notify::{
     sse::{self, Reader, PAGE},
@@ -19,12 +20,14 @@ use crate::store::Store;
 /// Game `id`'s log for `caller`, as frames (`id` = the event's seq). Woken for a known seq,
 /// it takes the frames of the tail the process's streams share (`tails`: one store read per
 /// game, one projection per viewer class); else it reads the log page.
-pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
-    Arc::new(move |store: Store, after: i64, known: Option<i64>| {
-        let caller = caller.clone();
+pub fn game_reader(service: &Service, caller: Caller, id: Uuid) -> Reader {
+    let service = service.clone();
+    Arc::new(move |after: i64, known: Option<i64>| {
+        let (caller, store) = (caller.clone(), service.clone());
         Box::pin(async move {
             if let Some(known) = known {
-                if let Some(tail) = store.hub().tails.get(&store, id, after, known).await? {
+                let tails = &store.caches().tails;
+                if let Some(tail) = tails.get(store.store(), id, after, known).await? {
                     if !access::may_see(&tail.record, caller.id) {
                         // A friend of a player, maybe: asked of the store, each time, so
                         // that an ended friendship ends the watching.
@@ -48,11 +51,12 @@ pub fn game_reader(caller: Caller, id: Uuid) -> Reader {
 /// `caller`'s feed, as frames (`id` = the item's seq). Woken for a known seq, it takes the
 /// items a write of this process left in `feeds`; else it reads the page, and leaves it
 /// there for the next write to join up to.
-pub fn feed_reader(caller: Caller) -> Reader {
-    Arc::new(move |store: Store, after: i64, known: Option<i64>| {
-        let caller = caller.clone();
+pub fn feed_reader(service: &Service, caller: Caller) -> Reader {
+    let service = service.clone();
+    Arc::new(move |after: i64, known: Option<i64>| {
+        let (caller, store) = (caller.clone(), service.clone());
         Box::pin(async move {
-            let feeds = &store.hub().feeds;
+            let feeds = &store.caches().feeds;
             if let Some(items) = known.and_then(|known| feeds.after(caller.id, after, known)) {
                 return items.iter().map(|i| sse::frame(i.seq, i)).collect();
             }
@@ -61,7 +65,7 @@ pub fn feed_reader(caller: Caller) -> Reader {
                 feed::page(s, &caller, Some(after), Some(PAGE))
             })
             .await?;
-            store.hub().feeds.remember(id, &page.items);
+            feeds.remember(id, &page.items);
             page.items.iter().map(|i| sse::frame(i.seq, i)).collect()
         })
     })
@@ -70,7 +74,7 @@ pub fn feed_reader(caller: Caller) -> Reader {
 /// `GET /v1/games/{id}/events` with `wait`: the page as soon as it has an event, or empty
 /// after `wait` seconds (0..=60).
 pub async fn events_page(
-    store: &Store,
+    store: &Service,
     (caller, session): (Caller, Session),
     id: Uuid,
     after: Option<i64>,
@@ -80,7 +84,7 @@ pub async fn events_page(
     let wait = wait::checked(wait_secs)?;
     let read = move |s: &Store| log_page::page(s, &caller, id, after, limit);
     wait::until(
-        store,
+        (store.store(), store.hub()),
         (Topic::Game(id), session),
         wait,
         read,
@@ -91,7 +95,7 @@ pub async fn events_page(
 
 /// `GET /v1/me/feed` with `wait`, as [`events_page`].
 pub async fn feed_page(
-    store: &Store,
+    store: &Service,
     (caller, session): (Caller, Session),
     after: Option<i64>,
     limit: Option<i64>,
@@ -101,7 +105,7 @@ pub async fn feed_page(
     let account = caller.id;
     let read = move |s: &Store| feed::page(s, &caller, after, limit);
     wait::until(
-        store,
+        (store.store(), store.hub()),
         (Topic::Account(account), session),
         wait,
         read,

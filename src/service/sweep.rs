@@ -11,9 +11,9 @@ use uuid::Uuid;
 
 use super::due::{self, played_by_server};
 use super::write::{change_game_by_server, Decision, Served};
-use super::LogEvent;
+use super::{LogEvent, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, GameStatus, SeatRecord, Store};
+use crate::store::{GameRecord, GameStatus, SeatRecord};
 
 /// Moves made in one transaction at most: a table of computers plays on in the next one.
 const MAX_MOVES: usize = 64;
@@ -30,7 +30,7 @@ pub enum Swept {
 }
 
 /// Makes the moves game `id` is due (see the module docs).
-pub fn sweep_game(store: &Store, id: Uuid) -> Result<Swept, ServiceError> {
+pub fn sweep_game(store: &Service, id: Uuid) -> Result<Swept, ServiceError> {
     let lead = store.reminder_lead();
     match change_game_by_server(store, id, |game| decide(game, store.now(), lead))? {
         Served::Written(game) => Ok(Swept::Moved {

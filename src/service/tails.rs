@@ -19,7 +19,7 @@ use racko_rules::Viewer;
 use uuid::Uuid;
 
 use super::{load_game, log_page::Projection};
-use crate::app::blocking;
+use crate::blocking::blocking;
 use crate::error::ServiceError;
 use crate::notify::sse::{self, Frame};
 use crate::store::{GameRecord, NewEvent, Store, StoredEvent};

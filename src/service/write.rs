@@ -14,13 +14,12 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::idempotency::{answers_only, once, IdempotencyKey, Reply};
-use super::{game_not_found, random, LogEvent};
-use crate::audit::log::GameLog;
-use crate::audit::replay::state_at;
+use super::kept_change::{rebuilt, KeptChange};
+use super::{game_not_found, random, LogEvent, Service};
 use crate::error::{Code, ServiceError};
 use crate::store::{
-    GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError, StoredAs,
-    UpdateError,
+    Conflict, GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
+    StoredAs, UpdateError,
 };
 
 /// A change decided for a game: its state, status and seats afterwards and what to log.
@@ -94,7 +93,7 @@ const LATEST_TRIES: usize = 3;
 /// Changes game `id`: the one write path (see the module docs). `decide` may run more than
 /// once (`Expect::Latest`), each time on the current game; an error from it writes nothing.
 pub fn change_game<T: Serialize>(
-    store: &Store,
+    store: &Service,
     id: Uuid,
     expect: Expect,
     asker: Asker<'_>,
@@ -111,7 +110,7 @@ pub fn change_game<T: Serialize>(
             let written = store.update_game(id, |game| {
                 write_one(game, clock(store), expect, asker, &decide, &answer)
             });
-            match written {
+            match written.map(|done| store.after(done)) {
                 Ok((_, answer)) => return Ok(answer),
                 Err(UpdateError::Decide(e)) => return Err(e),
                 Err(UpdateError::Store(StoreError::NotFound)) => return Err(game_not_found()),
@@ -143,7 +142,7 @@ pub enum Served {
 /// [`change_game`], on the game as it is now, with no answer and no `Idempotency-Key`; a game
 /// another transaction holds is skipped rather than waited for.
 pub fn change_game_by_server(
-    store: &Store,
+    store: &Service,
     id: Uuid,
     decide: impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
 ) -> Result<Served, ServiceError> {
@@ -171,7 +170,7 @@ pub fn change_game_by_server(
             Err(e) => Err(Refused::Error(e)),
         }
     });
-    match written {
+    match written.map(|done| store.after(done)) {
         Ok((game, ())) => Ok(Served::Written(game)),
         Err(UpdateError::Decide(Refused::Nothing(game))) => Ok(Served::NothingToDo(*game)),
         Err(UpdateError::Decide(Refused::Error(e))) => Err(e),
@@ -253,90 +252,6 @@ fn write_one<T: Serialize>(
     Ok((change, answer))
 }
 
-/// What an idempotency record keeps of a change (`StoredAs::Change`): what the change set on
-/// the game that its log cannot give back. With the game's log up to `last_seq` (its state by
-/// replay, the change's own events) it is the [`Written`] the answer was built from.
-#[derive(Debug, Serialize, Deserialize)]
-struct KeptChange {
-    game_id: Uuid,
-    version: i64,
-    /// The change's events are `first_seq..=last_seq` (none when `first_seq > last_seq`).
-    first_seq: i64,
-    last_seq: i64,
-    status: GameStatus,
-    seats: Vec<SeatRecord>,
-    updated_at: DateTime<Utc>,
-    due_at: Option<DateTime<Utc>>,
-    rematch_id: Option<Uuid>,
-}
-
-impl KeptChange {
-    fn of(written: &GameRecord, first_seq: i64) -> KeptChange {
-        KeptChange {
-            game_id: written.id,
-            version: written.version,
-            first_seq,
-            last_seq: written.last_seq,
-            status: written.status,
-            seats: written.seats.clone(),
-            updated_at: written.updated_at,
-            due_at: written.due_at,
-            rematch_id: written.rematch_id,
-        }
-    }
-}
-
-/// The answer to the change `kept`, built again by `answer` from the game as it was written:
-/// its state replayed from the log (R9.2: the log gives the live state back exactly), the rest
-/// from `kept`. The answer is then the one the first request got, whatever came since.
-fn rebuilt<T>(
-    store: &Store,
-    kept: &KeptChange,
-    answer: &impl Fn(&Written<'_>) -> T,
-) -> Result<T, ServiceError> {
-    let log = GameLog::load(store, kept.game_id)?;
-    let replayed = state_at(log.options(), &log.rules_events(), kept.last_seq);
-    let state = match replayed {
-        Ok((state, as_of)) if as_of == kept.last_seq => state,
-        other => {
-            return Err(ServiceError::internal(format!(
-                "game {}: the log does not give back version {}: {:?}",
-                kept.game_id,
-                kept.version,
-                other.map(|(_, as_of)| as_of)
-            )))
-        }
-    };
-    let GameLog { record, entries } = log;
-    let game = GameRecord {
-        state,
-        status: kept.status,
-        seats: kept.seats.clone(),
-        version: kept.version,
-        last_seq: kept.last_seq,
-        updated_at: kept.updated_at,
-        due_at: kept.due_at,
-        rematch_id: kept.rematch_id,
-        ..record
-    };
-    let logged: Vec<(i64, Logged)> = entries
-        .into_iter()
-        .filter(|e| (kept.first_seq..=kept.last_seq).contains(&e.seq))
-        .map(|e| {
-            let entry = Logged {
-                round: e.round,
-                actor: e.actor,
-                event: e.event,
-            };
-            (e.seq, entry)
-        })
-        .collect();
-    Ok(answer(&Written {
-        game: &game,
-        log: logged.iter().map(|(seq, entry)| (*seq, entry)).collect(),
-    }))
-}
-
 /// Deals the next round into `decision`.
 fn deal_next(game: &GameRecord, decision: &mut Decision) -> Result<(), ServiceError> {
     let (state, dealt) = deal_round(&decision.state, game.test_mode, &game.stacked)?;
@@ -381,7 +296,7 @@ const INVITE_CODE_TRIES: usize = 5;
 /// Creates `game` (its invite code is drawn here) with its first log entries, in one
 /// transaction with the answer for the asker's `Idempotency-Key` (status 201).
 pub fn create_game<T: Serialize>(
-    store: &Store,
+    store: &Service,
     mut game: NewGame,
     log: &[Logged],
     asker: Asker<'_>,
@@ -404,8 +319,11 @@ pub fn create_game<T: Serialize>(
             };
             let told = super::invitations::told(&game);
             match store.insert_game_telling(&game, &events, idempotency.as_ref(), told) {
-                Ok(_) => return Ok(reply),
-                Err(StoreError::Conflict(Code::InviteCodeTaken)) => continue,
+                Ok(done) => {
+                    store.after(done);
+                    return Ok(reply);
+                }
+                Err(StoreError::Conflict(Conflict::InviteCodeTaken)) => continue,
                 Err(e) => return Err(e.into()),
             }
         }

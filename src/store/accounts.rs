@@ -3,14 +3,14 @@
 use diesel::prelude::*;
 use uuid::Uuid;
 
-use super::conn::AnyConnection;
+use super::conn::{AnyConnection, Target};
 use super::rows::{enum_text, now, AccountRow};
 use super::schema::{accounts, settings};
-use super::{Account, NewAccount, Store, StoreError};
-use crate::error::Code;
+use super::{Account, Committed, Conflict, NewAccount, News, SignedInAccount, Store, StoreError};
 
 impl Store {
-    pub(super) fn insert_account_impl(&self, new: &NewAccount) -> Result<Account, StoreError> {
+    /// `StoreError::Conflict(Conflict::UsernameTaken)` when the username exists (case-insensitive).
+    pub fn insert_account(&self, new: &NewAccount) -> Result<Account, StoreError> {
         let row = AccountRow {
             id: Uuid::new_v4().to_string(),
             username: new.username.clone(),
@@ -49,12 +49,16 @@ impl Store {
         row.map(AccountRow::into_record).transpose()
     }
 
-    pub(super) fn upgrade_guest_impl(
+    /// Turns a guest into a registered account (new username and password hash); the guest's
+    /// tokens are revoked and its sessions ended.
+    /// `Conflict(UsernameTaken)` as above; `Conflict(NotAGuest)` when the account is registered
+    /// already (also when two upgrades of one guest race); NotFound for an unknown id.
+    pub fn upgrade_guest(
         &self,
         id: Uuid,
         username: &str,
         password_hash: &str,
-    ) -> Result<Account, StoreError> {
+    ) -> Result<Committed<Account>, StoreError> {
         let row = self.write(|conn| {
             // Only a guest is upgraded: two racing upgrades of one guest cannot both rename it.
             let changed = diesel::update(
@@ -82,7 +86,7 @@ impl Store {
                 return Err(if exists == 0 {
                     StoreError::NotFound
                 } else {
-                    StoreError::Conflict(Code::NotAGuest)
+                    StoreError::Conflict(Conflict::NotAGuest)
                 });
             }
             Ok(accounts::table
@@ -90,11 +94,12 @@ impl Store {
                 .first::<AccountRow>(conn)?)
         })?;
         self.signed_in.forget(id);
-        self.hub().sessions_changed(id);
-        row.into_record()
+        Ok(Committed::new(row.into_record()?, News::sessions_of(id)))
     }
 
-    pub(super) fn revoke_tokens_impl(&self, id: Uuid) -> Result<(), StoreError> {
+    /// "Sign out everywhere": tokens issued so far stop working and every session ends.
+    /// NotFound for no such account.
+    pub fn revoke_tokens(&self, id: Uuid) -> Result<Committed<()>, StoreError> {
         let changed = self.write(|conn| {
             super::wake::announce_account_change(conn, id)?;
             super::sessions::end_all_sessions(conn, id)?;
@@ -104,14 +109,17 @@ impl Store {
                 .map_err(StoreError::from)
         })?;
         self.signed_in.forget(id);
-        self.hub().sessions_changed(id);
         if changed == 0 {
             return Err(StoreError::NotFound);
         }
-        Ok(())
+        Ok(Committed::new((), News::sessions_of(id)))
     }
 
-    pub(super) fn begin_deletion_impl(&self, id: Uuid) -> Result<(), StoreError> {
+    /// The first step of leaving for good, in one commit: every token is revoked, the password
+    /// hash erased and the account marked deleted, so that from here on nothing can sign in
+    /// as it or seat it in a game (the seat check refuses it inside the seating transaction).
+    /// Repeatable; NotFound for an unknown id.
+    pub fn begin_deletion(&self, id: Uuid) -> Result<Committed<()>, StoreError> {
         let changed = self.write(|conn| {
             super::wake::announce_account_change(conn, id)?;
             diesel::update(accounts::table.find(id.to_string()))
@@ -125,14 +133,15 @@ impl Store {
                 .and_then(|n| super::sessions::end_all_sessions(conn, id).map(|()| n))
         })?;
         self.signed_in.forget(id);
-        self.hub().sessions_changed(id);
         if changed == 0 {
             return Err(StoreError::NotFound);
         }
-        Ok(())
+        Ok(Committed::new((), News::sessions_of(id)))
     }
 
-    pub(super) fn unfinished_deletions_impl(
+    /// Accounts whose deletion began but whose name is not erased yet (a deletion cut short),
+    /// at most `limit`. `erased_prefix` starts every erased name.
+    pub fn unfinished_deletions(
         &self,
         erased_prefix: &str,
         limit: i64,
@@ -150,7 +159,9 @@ impl Store {
             .collect()
     }
 
-    pub(super) fn setting_or_insert_impl(
+    /// Returns the value stored under `key`, or stores `make()` under it and returns that;
+    /// safe against concurrent callers (the first writer wins, everyone gets its value).
+    pub fn setting_or_insert(
         &self,
         key: &str,
         make: impl FnOnce() -> String,
@@ -168,7 +179,7 @@ impl Store {
         match inserted {
             Ok(_) => Ok(value),
             // Another writer came first: its value wins.
-            Err(StoreError::Conflict(Code::SettingTaken)) => self
+            Err(StoreError::Conflict(Conflict::SettingTaken)) => self
                 .read(|c| setting(c, key))?
                 .ok_or_else(|| StoreError::Internal(format!("setting {key} vanished"))),
             Err(e) => Err(e),
@@ -198,4 +209,44 @@ pub(super) fn put_setting(
             .execute(conn)?;
     }
     Ok(())
+}
+
+/// Reads of accounts and settings.
+impl Store {
+    pub fn account(&self, id: Uuid) -> Result<Option<Account>, StoreError> {
+        self.account_where(Some(id), None)
+    }
+
+    /// The account and its live sessions as a token check needs them, if this process read
+    /// them within the last few seconds and they have not changed since (see `signed_in`);
+    /// None: ask [`Store::account_for_token`]. Never waits.
+    pub fn recent_account(&self, id: Uuid) -> Option<SignedInAccount> {
+        self.signed_in.get(id)
+    }
+
+    /// The account and its live sessions, for a token check (one statement): kept for
+    /// [`Store::recent_account`] on PostgreSQL.
+    pub fn account_for_token(&self, id: Uuid) -> Result<Option<SignedInAccount>, StoreError> {
+        let ticket = self.signed_in.ticket();
+        let signed_in = self.signed_in_account(id)?;
+        if let (Some(signed_in), Target::Pg(_)) = (&signed_in, &self.target) {
+            self.signed_in.put(ticket, signed_in.clone());
+        }
+        Ok(signed_in)
+    }
+
+    /// Case-insensitive.
+    pub fn account_by_username(&self, username: &str) -> Result<Option<Account>, StoreError> {
+        self.account_where(None, Some(username))
+    }
+
+    /// Stores `value` under `key`, replacing what was there.
+    pub fn put_setting(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.write(|conn| put_setting(conn, key, value))
+    }
+
+    /// The value stored under `key`, if any.
+    pub fn setting(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.read(|c| setting(c, key))
+    }
 }

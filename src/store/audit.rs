@@ -13,7 +13,6 @@ use super::conn::{AnyConnection, MultiBackend};
 use super::rows::{EventRow, GameRow};
 use super::schema::{game_events, game_seats, games};
 use super::*;
-use crate::error::Code;
 
 /// Filters of [`Store::audit_events`]; all optional, combined with AND.
 #[derive(Clone, Debug, Default)]
@@ -48,7 +47,7 @@ pub struct PlayerGamesPage {
     pub next_cursor: Option<String>,
 }
 
-const BAD_CURSOR: StoreError = StoreError::BadInput(Code::InvalidCursor);
+const BAD_CURSOR: StoreError = StoreError::BadInput(BadInput::InvalidCursor);
 
 /// A keyset position: (time, game id, seq); hex of "micros:uuid:seq" (seq 0 for games).
 struct Cursor {
@@ -234,7 +233,7 @@ impl Store {
         Q: QueryFragment<MultiBackend> + QueryId,
     {
         if self.backend() != Backend::Postgres {
-            return Err(StoreError::BadInput(Code::ExplainNeedsPostgres));
+            return Err(StoreError::BadInput(BadInput::ExplainNeedsPostgres));
         }
         Ok(query.load::<String>(&mut *self.conn()?)?)
     }

@@ -11,8 +11,7 @@ use super::conn::AnyConnection;
 use super::feed::StoredFeedItem;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{push_devices as pd, push_outbox as po};
-use super::{Store, StoreError};
-use crate::error::Code;
+use super::{Conflict, Store, StoreError};
 
 /// A device to register (checked by the service).
 #[derive(Clone, Debug, PartialEq)]
@@ -196,7 +195,7 @@ impl Store {
                         .count()
                         .get_result(conn)?;
                     if count >= max {
-                        return Err(StoreError::Conflict(Code::TooManyDevices));
+                        return Err(StoreError::Conflict(Conflict::TooManyDevices));
                     }
                     let id = Uuid::new_v4().to_string();
                     diesel::insert_into(pd::table)

@@ -17,7 +17,7 @@ use super::conn::AnyConnection;
 use super::schema::{
     account_feed, accounts, game_events, game_seats, games, webhook_endpoints, webhook_outbox,
 };
-use super::{Store, StoreError};
+use super::{Committed, News, Store, StoreError};
 
 /// The JSON members that hold a person's name in lobby facts, feed items and webhook bodies.
 const NAME_KEYS: [&str; 3] = ["username", "created_by", "by"];
@@ -32,7 +32,12 @@ const LOBBY_FACTS: [&str; 5] = [
 ];
 
 impl Store {
-    pub(super) fn erase_account_impl(&self, id: Uuid, pseudonym: &str) -> Result<(), StoreError> {
+    /// The last step of leaving for good, in one transaction: the username becomes `username`
+    /// (a pseudonym) on the account and everywhere a reader sees the old one (seats, lobby
+    /// facts, feed items, webhook bodies; see `store::erase`), the password hash is erased,
+    /// the tokens revoked and the sessions ended. The row stays: seats and logs refer to it.
+    /// `Conflict(UsernameTaken)` when `username` exists; NotFound for an unknown id.
+    pub fn erase_account(&self, id: Uuid, pseudonym: &str) -> Result<Committed<()>, StoreError> {
         let changed = self.write(|conn| {
             let account = id.to_string();
             let Some(name) = accounts::table
@@ -86,12 +91,14 @@ impl Store {
             Ok(changed)
         })?;
         self.signed_in.forget(id);
-        self.hub().sessions_changed(id);
-        self.hub().names_changed();
         if changed == 0 {
             return Err(StoreError::NotFound);
         }
-        Ok(())
+        let news = News {
+            names_changed: true,
+            ..News::sessions_of(id)
+        };
+        Ok(Committed::new((), news))
     }
 }
 

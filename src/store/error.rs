@@ -3,8 +3,62 @@
 
 use diesel::result::{DatabaseErrorKind, Error};
 
-use super::StoreError;
-use crate::error::Code;
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    /// The account acting is being deleted or no longer exists: nothing may seat it.
+    #[error("the account is gone")]
+    AccountGone,
+    /// A uniqueness rule or a limit was broken.
+    #[error("conflict: {0:?}")]
+    Conflict(Conflict),
+    /// The game changed since it was read.
+    #[error("stale version; current is {current}")]
+    StaleVersion { current: i64 },
+    /// A value the client sent cannot be taken.
+    #[error("bad input: {0:?}")]
+    BadInput(BadInput),
+    /// A lock wait ran out (a game's row on PostgreSQL, the file's write lock on SQLite):
+    /// another transaction holds it. Nothing was written; the text is for the log.
+    #[error("locked: {0}")]
+    Locked(String),
+    /// The database is overloaded: a statement ran over its time, or no pooled connection
+    /// came free in time. Nothing was written.
+    #[error("busy: {0}")]
+    Busy(String),
+    /// The database cannot be reached or cannot write (stopped, restarting, disk full).
+    /// Nothing was written.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else (SQL, (de)serialization). Logged, never shown to clients.
+    #[error("database error: {0}")]
+    Internal(String),
+}
+
+/// Which uniqueness rule or limit a write broke (the service names each to the client).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    UsernameTaken,
+    InviteCodeTaken,
+    IdempotencyKeyTaken,
+    SeatTaken,
+    SettingTaken,
+    RematchExists,
+    NotAGuest,
+    TooManyDevices,
+}
+
+/// What of a request's values the store cannot take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadInput {
+    /// A page cursor that does not decode.
+    InvalidCursor,
+    /// A value the database refuses (a NUL in a text, a time out of its range).
+    InvalidValue,
+    /// A query plan was asked of SQLite.
+    ExplainNeedsPostgres,
+}
 
 impl From<Error> for StoreError {
     fn from(e: Error) -> StoreError {
@@ -34,7 +88,7 @@ impl StoreError {
                 StoreError::AccountGone
             }
             Error::DatabaseError(_, info) if is_bad_client_value(info.message()) => {
-                StoreError::BadInput(Code::InvalidValue)
+                StoreError::BadInput(BadInput::InvalidValue)
             }
             Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
                 StoreError::Unavailable(e.to_string())
@@ -132,14 +186,14 @@ fn transient(message: &str) -> Option<Transient> {
 /// Names the uniqueness rule a violation broke. PostgreSQL reports the constraint's name
 /// (named in the migrations); SQLite only says "UNIQUE constraint failed: table.column, …".
 /// Either text holds the table or column name looked for here.
-fn unique_rule(constraint: Option<&str>, message: &str) -> Option<Code> {
+fn unique_rule(constraint: Option<&str>, message: &str) -> Option<Conflict> {
     let text = format!("{} {message}", constraint.unwrap_or_default());
     [
-        ("idempotency_keys", Code::IdempotencyKeyTaken),
-        ("game_seats", Code::SeatTaken),
-        ("invite_code", Code::InviteCodeTaken),
-        ("username", Code::UsernameTaken),
-        ("settings", Code::SettingTaken),
+        ("idempotency_keys", Conflict::IdempotencyKeyTaken),
+        ("game_seats", Conflict::SeatTaken),
+        ("invite_code", Conflict::InviteCodeTaken),
+        ("username", Conflict::UsernameTaken),
+        ("settings", Conflict::SettingTaken),
     ]
     .into_iter()
     .find(|(needle, _)| text.contains(needle))
@@ -153,8 +207,7 @@ pub(crate) fn bad_data(what: &str, e: impl std::fmt::Display) -> StoreError {
 
 #[cfg(test)]
 mod tests {
-    use super::unique_rule;
-    use crate::error::Code;
+    use super::{unique_rule, Conflict};
 
     #[test]
     fn passing_failures_are_told_apart_from_bugs() {
@@ -179,13 +232,13 @@ mod tests {
         let pg = "duplicate key value violates unique constraint \"games_invite_code_key\"";
         assert_eq!(
             unique_rule(Some("games_invite_code_key"), pg),
-            Some(Code::InviteCodeTaken)
+            Some(Conflict::InviteCodeTaken)
         );
         let sqlite = "UNIQUE constraint failed: game_seats.game_id, game_seats.account_id";
-        assert_eq!(unique_rule(None, sqlite), Some(Code::SeatTaken));
+        assert_eq!(unique_rule(None, sqlite), Some(Conflict::SeatTaken));
         assert_eq!(
             unique_rule(None, "UNIQUE constraint failed: accounts.username_lower"),
-            Some(Code::UsernameTaken)
+            Some(Conflict::UsernameTaken)
         );
         assert_eq!(
             unique_rule(None, "UNIQUE constraint failed: games.id"),

@@ -12,8 +12,8 @@ use uuid::Uuid;
 use super::conn::AnyConnection;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{account_feed, account_feed_heads};
+use super::topic::{Topic, Wake};
 use super::{GameRecord, StoreError};
-use crate::notify::{Topic, Wake};
 
 /// An item for one account's feed, decided by the write path. Names the game (and the store
 /// adds its version); never a card (R8).

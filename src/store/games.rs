@@ -1,14 +1,14 @@
-//! Games: insert, load, the one write path (`update_game`), events and idempotency records.
+//! Games: insert, load, the locking write of a change, and events.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
-use super::rows::{enum_text, state_json, to_json, EventRow, GameRow, IdempotencyRow, SeatRow};
-use super::schema::{game_events, game_seats, games, idempotency_keys};
+use super::idempotency::insert_idempotency;
+use super::rows::{enum_text, state_json, to_json, EventRow, GameRow, SeatRow};
+use super::schema::{game_events, game_seats, games};
 use super::*;
-use crate::error::Code;
 
 fn count(n: usize) -> Result<i64, StoreError> {
     i64::try_from(n).map_err(|e| StoreError::Internal(format!("too many rows: {e}")))
@@ -82,7 +82,7 @@ fn link_rematch(
     ))
     .execute(conn)?;
     if linked == 0 {
-        return Err(StoreError::Conflict(Code::RematchExists));
+        return Err(StoreError::Conflict(Conflict::RematchExists));
     }
     Ok(())
 }
@@ -304,47 +304,6 @@ pub(super) fn apply_change(
     Ok(next)
 }
 
-pub(super) fn insert_idempotency(
-    conn: &mut AnyConnection,
-    record: &IdempotencyRecord,
-) -> Result<(), StoreError> {
-    diesel::insert_into(idempotency_keys::table)
-        .values(&IdempotencyRow::new(record)?)
-        .execute(conn)?;
-    Ok(())
-}
-
-/// Deletes the oldest records stored before `before`, at most `batch` of them.
-pub(super) fn delete_idempotency_before(
-    conn: &mut AnyConnection,
-    before: NaiveDateTime,
-    batch: i64,
-) -> Result<usize, StoreError> {
-    use idempotency_keys::dsl as k;
-    let oldest: Vec<(String, String)> = k::idempotency_keys
-        .filter(k::created_at.lt(before))
-        .order(k::created_at.asc())
-        .select((k::account_id, k::key))
-        .limit(batch.max(0))
-        .load(conn)?;
-    let mut deleted = 0;
-    // Per account: one statement per account's keys keeps to what both backends' diesel
-    // supports (no row-value IN), and a batch rarely spans many accounts.
-    let mut by_account: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for (account, key) in oldest {
-        by_account.entry(account).or_default().push(key);
-    }
-    for (account, keys) in by_account {
-        deleted += diesel::delete(
-            k::idempotency_keys
-                .filter(k::account_id.eq(account))
-                .filter(k::key.eq_any(keys)),
-        )
-        .execute(conn)?;
-    }
-    Ok(deleted)
-}
-
 pub(super) fn events(
     conn: &mut AnyConnection,
     game: Uuid,
@@ -360,19 +319,6 @@ pub(super) fn events(
         .into_iter()
         .map(EventRow::into_record)
         .collect()
-}
-
-pub(super) fn idempotency_record(
-    conn: &mut AnyConnection,
-    account: Uuid,
-    key: &str,
-) -> Result<Option<IdempotencyRecord>, StoreError> {
-    idempotency_keys::table
-        .find((account.to_string(), key))
-        .first::<IdempotencyRow>(conn)
-        .optional()?
-        .map(IdempotencyRow::into_record)
-        .transpose()
 }
 
 /// Replaces the accounts invited to `current` (read under the game's lock), moving its

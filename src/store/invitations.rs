@@ -6,8 +6,8 @@ use uuid::Uuid;
 
 use super::{feed, game_wake, games, Target};
 use super::{
-    GameRecord, IdempotencyRecord, Invitee, NewEvent, NewFeedItem, NewGame, Store, StoreError,
-    UpdateError,
+    Committed, GameRecord, IdempotencyRecord, Invitee, NewEvent, NewFeedItem, NewGame, News, Store,
+    StoreError, UpdateError,
 };
 
 impl Store {
@@ -18,19 +18,21 @@ impl Store {
         events: &[NewEvent],
         idempotency: Option<&IdempotencyRecord>,
         items: Vec<NewFeedItem>,
-    ) -> Result<GameRecord, StoreError> {
+    ) -> Result<Committed<GameRecord>, StoreError> {
         let (record, mut wakes) = self.write(|conn| {
             let record = games::insert_game(conn, game, events, idempotency)?;
             let wakes = feed::append(conn, &record, &items)?;
             Ok::<_, StoreError>((record, wakes))
         })?;
-        self.hub
-            .feeds
-            .follow(feed::as_stored(&record, &wakes, items));
+        let feed = feed::as_stored(&record, &wakes, items);
         wakes.push(game_wake(&record));
-        self.woke(&wakes);
-        self.wake_sweeper_if_due(&record);
-        Ok(record)
+        let news = News {
+            wakes,
+            tail: Some((record.clone(), events.to_vec())),
+            feed,
+            ..News::default()
+        };
+        Ok(self.committed(record, news))
     }
 
     /// [`Store::update_invited`], where `decide` also gives the feed items of the change
@@ -39,7 +41,7 @@ impl Store {
         &self,
         id: Uuid,
         decide: impl Fn(&GameRecord) -> Result<(Vec<Invitee>, Vec<NewFeedItem>), E>,
-    ) -> Result<GameRecord, UpdateError<E>> {
+    ) -> Result<Committed<GameRecord>, UpdateError<E>> {
         let at = self.now();
         let (written, wakes, items) = self.write(|conn| {
             games::lock_game(conn, id, false)?;
@@ -50,12 +52,13 @@ impl Store {
             Ok::<_, UpdateError<E>>((written, wakes, items))
         })?;
         if let Target::Pg(_) = self.target {
-            self.hub.recent.keep(&written);
+            self.recent.keep(&written);
         }
-        self.hub
-            .feeds
-            .follow(feed::as_stored(&written, &wakes, items));
-        self.woke(&wakes);
-        Ok(written)
+        let news = News {
+            feed: feed::as_stored(&written, &wakes, items),
+            wakes,
+            ..News::default()
+        };
+        Ok(self.committed(written, news))
     }
 }

@@ -10,7 +10,6 @@ use super::conn::AnyConnection;
 use super::rows::{enum_text, GameRow, SeatRow};
 use super::schema::{game_seats, games};
 use super::*;
-use crate::error::Code;
 
 /// Where the previous page ended: its last game's (updated_at, id). Encoded as hex of
 /// "micros:uuid", which is opaque enough for clients and needs no extra crate.
@@ -19,7 +18,7 @@ struct Cursor {
     id: String,
 }
 
-const BAD_CURSOR: StoreError = StoreError::BadInput(Code::InvalidCursor);
+const BAD_CURSOR: StoreError = StoreError::BadInput(BadInput::InvalidCursor);
 
 impl Cursor {
     fn encode(row: &GameRow) -> String {

@@ -14,8 +14,8 @@ use super::conn::AnyConnection;
 use super::feed::{append_about, NewFeedItem};
 use super::rows::{utc, uuid};
 use super::schema::{webhook_endpoints as we, webhook_outbox as wo};
-use super::{Store, StoreError};
-use crate::notify::Wake;
+use super::topic::Wake;
+use super::{Committed, News, Store, StoreError};
 
 /// A delivery claimed by this process, with what it needs to send it.
 #[derive(Clone, Debug)]
@@ -274,10 +274,18 @@ impl Store {
     }
 
     /// Records how an attempt at `claimed` went (see [`Attempt`]).
-    pub fn finish_delivery(&self, claimed: &Claimed, attempt: &Attempt) -> Result<(), StoreError> {
+    /// The news: the account's feed when the endpoint was disabled.
+    pub fn finish_delivery(
+        &self,
+        claimed: &Claimed,
+        attempt: &Attempt,
+    ) -> Result<Committed<()>, StoreError> {
         let now = super::now();
         let wakes = self.write(|conn| finish(conn, claimed, attempt, now))?;
-        self.woke(&wakes);
-        Ok(())
+        let news = News {
+            wakes,
+            ..News::default()
+        };
+        Ok(self.committed((), news))
     }
 }

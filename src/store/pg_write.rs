@@ -18,9 +18,9 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
 
 use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
+use super::topic::{Topic, Wake};
 use super::webhook_body::BodyAroundSeq;
 use super::{GameChange, GameRecord, StoreError};
-use crate::notify::{Topic, Wake};
 
 /// The statement's parts, each a `WITH` item, and which change needs which: PostgreSQL sets up
 /// every part of a statement for each run, so a part the change has nothing for is left out
@@ -386,28 +386,4 @@ pub(super) fn write_change(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each of the 32 statements holds exactly the parts its flags name, and is the one
-    /// `statement` gives for those flags.
-    #[test]
-    fn each_statement_holds_the_parts_its_change_needs() {
-        for i in 0..32 {
-            let parts = Parts::from_index(i);
-            assert_eq!(parts.index(), i);
-            let text = parts.statement();
-            assert!(text.starts_with(GAME_AND_EVENTS));
-            for (on, part) in [
-                (parts.gone_seats, GONE_SEATS),
-                (parts.changed_seats, CHANGED_SEATS),
-                (parts.new_seats, NEW_SEATS),
-                (parts.feed, FEED),
-                (parts.idempotency, IDEMPOTENCY),
-            ] {
-                assert_eq!(text.contains(part), on, "statement {i}");
-            }
-            assert_eq!(text.contains(" heads h "), parts.feed, "statement {i}");
-        }
-    }
-}
+mod tests;

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::conn::AnyConnection;
 use super::rows::{utc, uuid, AccountRow};
 use super::schema::{accounts, sessions};
-use super::{Account, Store, StoreError};
+use super::{Account, Committed, News, Store, StoreError};
 
 /// A session to open. The id comes from the caller, as the refresh token embeds it.
 #[derive(Clone, Debug)]
@@ -129,7 +129,7 @@ impl Store {
         &self,
         new: &NewSession,
         limit: usize,
-    ) -> Result<SessionRecord, StoreError> {
+    ) -> Result<Committed<SessionRecord>, StoreError> {
         let now = naive(self.now());
         let account = new.account.to_string();
         let row = SessionRow {
@@ -171,10 +171,11 @@ impl Store {
         })?;
         // This process's cached check lacks the new session; a dropped one must stop at once.
         self.signed_in.forget(new.account);
-        if dropped {
-            self.hub().sessions_changed(new.account);
-        }
-        row.into_record()
+        let news = match dropped {
+            true => News::sessions_of(new.account),
+            false => News::default(),
+        };
+        Ok(Committed::new(row.into_record()?, news))
     }
 
     /// Presents the refresh token whose hash is `presented` for session `id`: when it is the
@@ -189,7 +190,7 @@ impl Store {
         (presented, next): (&str, &str),
         expires_at: DateTime<Utc>,
         grace: std::time::Duration,
-    ) -> Result<Refreshed, StoreError> {
+    ) -> Result<Committed<Refreshed>, StoreError> {
         let now = naive(self.now());
         let window_opened = chrono::Duration::from_std(grace)
             .ok()
@@ -260,11 +261,12 @@ impl Store {
                 Refreshed::Rotated { account, session }
             })
         })?;
+        let mut news = News::default();
         if let Refreshed::Reused { account } = outcome {
             self.signed_in.forget(account);
-            self.hub().sessions_changed(account);
+            news = News::sessions_of(account);
         }
-        Ok(outcome)
+        Ok(Committed::new(outcome, news))
     }
 
     /// The account's live sessions, the most recently used first.
@@ -282,7 +284,7 @@ impl Store {
 
     /// Ends the account's session `id`: its refresh token and access tokens stop working.
     /// NotFound when the account has no such session.
-    pub fn end_session(&self, account: Uuid, id: Uuid) -> Result<(), StoreError> {
+    pub fn end_session(&self, account: Uuid, id: Uuid) -> Result<Committed<()>, StoreError> {
         let ended = self.write(|conn| {
             let n = diesel::delete(
                 sessions::table
@@ -299,8 +301,7 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         self.signed_in.forget(account);
-        self.hub().sessions_changed(account);
-        Ok(())
+        Ok(Committed::new((), News::sessions_of(account)))
     }
 
     /// Deletes at most `batch` sessions that expired before now; returns how many. Nobody can

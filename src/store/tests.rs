@@ -105,7 +105,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         rematch_of: None,
         access: Default::default(),
     };
-    let stale = store.insert_game(&game, &[], None).expect("inserted");
+    let stale = store.insert_game(&game, &[], None).expect("inserted").value;
     let change = GameChange {
         state,
         status: GameStatus::Active,

@@ -5,45 +5,12 @@ use racko_rules::{Game, Options};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::error::Code;
+use super::StoreError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     Postgres,
     Sqlite,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("not found")]
-    NotFound,
-    /// The account acting is being deleted or no longer exists: nothing may seat it.
-    #[error("the account is gone")]
-    AccountGone,
-    /// A uniqueness rule was broken; the code names it (e.g. `Code::UsernameTaken`).
-    #[error("conflict: {0}")]
-    Conflict(Code),
-    /// The game changed since it was read.
-    #[error("stale version; current is {current}")]
-    StaleVersion { current: i64 },
-    /// A value the client sent does not decode (e.g. `Code::InvalidCursor`).
-    #[error("bad input: {0}")]
-    BadInput(Code),
-    /// A lock wait ran out (a game's row on PostgreSQL, the file's write lock on SQLite):
-    /// another transaction holds it. Nothing was written; the text is for the log.
-    #[error("locked: {0}")]
-    Locked(String),
-    /// The database is overloaded: a statement ran over its time, or no pooled connection
-    /// came free in time. Nothing was written.
-    #[error("busy: {0}")]
-    Busy(String),
-    /// The database cannot be reached or cannot write (stopped, restarting, disk full).
-    /// Nothing was written.
-    #[error("store unavailable: {0}")]
-    Unavailable(String),
-    /// Anything else (SQL, (de)serialization). Logged, never shown to clients.
-    #[error("database error: {0}")]
-    Internal(String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,7 +279,7 @@ pub struct NewEvent {
     pub kind: String,
     /// The account that caused it, if a player did.
     pub actor: Option<Uuid>,
-    /// The full event as JSON (a `crate::service::LogEvent`).
+    /// The full event as JSON (the service's log event: a rules event or a lobby fact).
     pub payload: serde_json::Value,
 }
 

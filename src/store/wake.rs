@@ -1,7 +1,8 @@
 //! Wake-ups across processes (PostgreSQL). One thread per process ([`Relay::run`]) holds one
-//! connection: it `LISTEN`s and hands what it hears to the hub, and it sends this process's
-//! wake-ups, queued after each commit ([`Announcements`]), in one `pg_notify` statement per
-//! tick. SQLite has one process per file: the store wakes its hub after commit, and that is all.
+//! connection: it `LISTEN`s and hands what it hears to this process's [`Listener`] (the
+//! service, which wakes its hub), and it sends this process's wake-ups, queued after each
+//! commit ([`Announcements`]), in one `pg_notify` statement per tick. SQLite has one process
+//! per file: the service's post-commit step wakes its hub, and that is all.
 //!
 //! Why after the commit and not inside the write: PostgreSQL lets only one notifying
 //! transaction commit at a time, holding a lock until its commit is flushed, so a `pg_notify`
@@ -19,9 +20,10 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Text};
 
 use super::conn::AnyConnection;
+use super::recent::RecentGames;
 use super::signed_in::SignedIn;
+use super::topic::{Heard, Topic, Wake};
 use super::StoreError;
-use crate::notify::{Hub, Topic, Wake};
 
 /// The channel every process listens on.
 const CHANNEL: &str = "racko";
@@ -108,24 +110,34 @@ fn announce(conn: &mut AnyConnection, payload: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Relays wake-ups between this process's hub and the others; see [`Relay::run`].
+/// Whoever in this process hears what the other processes committed.
+pub trait Listener {
+    /// False once nobody listens any more: the relay stops.
+    fn alive(&self) -> bool;
+    fn heard(&self, heard: Heard);
+    /// The topics somebody here waits on, for the periodic recheck.
+    fn waited(&self) -> Vec<Topic>;
+}
+
+/// Relays wake-ups between this process and the others; see [`Relay::run`].
 pub struct Relay {
     pub(super) url: String,
-    pub(super) hub: Weak<Hub>,
+    /// The games this process wrote last: another process's write makes one stale.
+    pub(super) recent: Weak<RecentGames>,
     /// Accounts kept for token checks: a change to one, heard here, forgets it.
     pub(super) signed_in: Weak<SignedIn>,
     pub(super) announcements: Arc<Announcements>,
 }
 
 impl Relay {
-    /// Relays until the hub is dropped (the store is gone), reconnecting with a growing pause
-    /// when the connection fails. After each (re)connect every waiter is woken once, as
-    /// wake-ups may have been missed while nobody listened. Blocks: run it on its own thread.
-    pub fn run(self) {
+    /// Relays until `listener` is no longer alive, reconnecting with a growing pause when
+    /// the connection fails. After each (re)connect every waiter is woken once, as wake-ups
+    /// may have been missed while nobody listened. Blocks: run it on its own thread.
+    pub fn run(self, listener: &dyn Listener) {
         self.announcements.relayed.store(true, Ordering::Relaxed);
         let mut pause = Duration::from_millis(100);
-        while self.hub.strong_count() > 0 {
-            match self.listen() {
+        while listener.alive() {
+            match self.listen(listener) {
                 Ok(()) => break,
                 Err(e) => {
                     tracing::warn!(error = %e, "wake-up relay lost its connection; reconnecting");
@@ -137,53 +149,78 @@ impl Relay {
         self.announcements.relayed.store(false, Ordering::Relaxed);
     }
 
-    /// Ok when the hub is gone; Err when the connection failed.
-    fn listen(&self) -> Result<(), StoreError> {
+    /// Ok when the listener is gone; Err when the connection failed.
+    fn listen(&self, listener: &dyn Listener) -> Result<(), StoreError> {
         let mut conn = PgConnection::establish(&self.url)
             .map_err(|e| StoreError::Internal(format!("cannot connect to PostgreSQL: {e}")))?;
         // Named, so that operators (and tests) can tell it from the pool's connections.
         conn.batch_execute(&format!(
             "SET application_name = '{APPLICATION_NAME}'; LISTEN {CHANNEL}"
         ))?;
-        match self.hub.upgrade() {
-            Some(hub) => hub.wake_all(),
-            None => return Ok(()),
+        if !listener.alive() {
+            return Ok(());
         }
-        // Changes to accounts may have been missed too.
-        if let Some(signed_in) = self.signed_in.upgrade() {
-            signed_in.forget_all();
-        }
+        // Changes to games and accounts may have been missed.
+        self.hear(listener, Heard::Reset);
         let mut rechecked = Instant::now();
         loop {
-            let Some(hub) = self.hub.upgrade() else {
+            if !listener.alive() {
                 return Ok(());
-            };
+            }
             self.send(&mut conn)?;
             for heard in conn.notifications_iter() {
                 let payload = heard?.payload;
                 if let Some(wake) = Wake::parse(&payload) {
-                    hub.wake(wake);
+                    self.hear(listener, Heard::Wake(wake));
                 } else if let Some(account) = super::signed_in::parse(&payload) {
-                    if let Some(signed_in) = self.signed_in.upgrade() {
-                        signed_in.forget(account);
-                    }
-                    hub.sessions_changed(account);
+                    self.hear(listener, Heard::Sessions(account));
                 } else if let Some(account) = super::signed_in::parse_names(&payload) {
-                    if let Some(signed_in) = self.signed_in.upgrade() {
-                        signed_in.forget(account);
-                    }
-                    hub.sessions_changed(account);
-                    hub.names_changed();
+                    self.hear(listener, Heard::NamesChanged(account));
                 }
             }
             // Also notices a connection that died without a word.
             if rechecked.elapsed() >= RECHECK {
-                recheck(&mut conn, &hub)?;
+                for wake in recheck(&mut conn, &listener.waited())? {
+                    self.hear(listener, Heard::Wake(wake));
+                }
                 rechecked = Instant::now();
             }
-            drop(hub);
             std::thread::sleep(POLL);
         }
+    }
+
+    /// The store's own copies first (the games written here, the accounts as token checks
+    /// read them), then the listener.
+    fn hear(&self, listener: &dyn Listener, heard: Heard) {
+        let (recent, signed_in) = (self.recent.upgrade(), self.signed_in.upgrade());
+        match heard {
+            Heard::Wake(Wake {
+                topic: Topic::Game(id),
+                seq,
+            }) => {
+                if let Some(recent) = recent {
+                    recent.heard(id, seq);
+                }
+            }
+            Heard::Wake(_) => {}
+            Heard::Reset => {
+                if let Some(recent) = recent {
+                    recent.forget_all();
+                }
+                if let Some(signed_in) = signed_in {
+                    signed_in.forget_all();
+                }
+            }
+            Heard::Sessions(account) | Heard::NamesChanged(account) => {
+                if let Some(signed_in) = signed_in {
+                    signed_in.forget(account);
+                }
+                if let (Heard::NamesChanged(_), Some(recent)) = (heard, recent) {
+                    recent.forget_all();
+                }
+            }
+        }
+        listener.heard(heard);
     }
 
     /// Sends the queued wake-ups in one statement (one transaction, which writes nothing and
@@ -215,11 +252,11 @@ struct Reached {
     seq: i64,
 }
 
-/// Wakes the waiters of every topic the database has got further in than they were told:
-/// one statement, whatever the number of topics (none: a plain round trip).
-fn recheck(conn: &mut PgConnection, hub: &Hub) -> Result<(), StoreError> {
+/// How far the database has got in each of `waited`: one statement, whatever the number of
+/// topics (none: a plain round trip). The hub wakes only those told less.
+fn recheck(conn: &mut PgConnection, waited: &[Topic]) -> Result<Vec<Wake>, StoreError> {
     let (mut games, mut accounts) = (Vec::new(), Vec::new());
-    for topic in hub.waited() {
+    for topic in waited.iter().copied() {
         match topic {
             Topic::Game(id) => games.push(id.to_string()),
             Topic::Account(id) => accounts.push(id.to_string()),
@@ -227,7 +264,7 @@ fn recheck(conn: &mut PgConnection, hub: &Hub) -> Result<(), StoreError> {
     }
     if games.is_empty() && accounts.is_empty() {
         conn.batch_execute("SELECT 1")?;
-        return Ok(());
+        return Ok(Vec::new());
     }
     let reached: Vec<Reached> = diesel::sql_query(
         "SELECT 'g' AS kind, id, last_seq AS seq FROM games WHERE id = ANY($1) \
@@ -237,25 +274,20 @@ fn recheck(conn: &mut PgConnection, hub: &Hub) -> Result<(), StoreError> {
     .bind::<Array<Text>, _>(&games)
     .bind::<Array<Text>, _>(&accounts)
     .load(conn)?;
-    for row in reached {
-        let Ok(id) = uuid::Uuid::parse_str(&row.id) else {
-            continue;
-        };
-        let topic = match row.kind.as_str() {
-            "g" => Topic::Game(id),
-            _ => Topic::Account(id),
-        };
-        hub.wake(Wake {
-            topic,
-            seq: row.seq,
-        });
-    }
-    Ok(())
-}
-
-/// For `Store::open`: a fresh hub.
-pub(super) fn new_hub() -> Arc<Hub> {
-    Arc::new(Hub::new())
+    Ok(reached
+        .into_iter()
+        .filter_map(|row| {
+            let id = uuid::Uuid::parse_str(&row.id).ok()?;
+            let topic = match row.kind.as_str() {
+                "g" => Topic::Game(id),
+                _ => Topic::Account(id),
+            };
+            Some(Wake {
+                topic,
+                seq: row.seq,
+            })
+        })
+        .collect())
 }
 
 #[cfg(test)]

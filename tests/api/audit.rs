@@ -26,9 +26,10 @@ pub async fn account(app: &TestApp, name: &'static str) -> Who {
 /// An admin account made through the store (as `racko admin create` does), then signed in.
 pub async fn admin(app: &TestApp, name: &'static str) -> Who {
     let store = racko::store::Store::open(&app.db.url, 1).expect("store");
-    let username = racko::accounts::Username::parse(name).expect("username");
-    let password = racko::accounts::Password::parse(TEST_PASSWORD.into()).expect("password");
-    racko::accounts::register(&store, username, password, racko::store::Role::Admin)
+    let username = racko::service::accounts::Username::parse(name).expect("username");
+    let password =
+        racko::service::accounts::Password::parse(TEST_PASSWORD.into()).expect("password");
+    racko::service::accounts::register(&store, username, password, racko::store::Role::Admin)
         .await
         .expect("admin registered");
     let res = app

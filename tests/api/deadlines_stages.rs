@@ -164,8 +164,8 @@ async fn r10_2_one_missed_deadline_against_a_computer_costs_one_timeout(app: Tes
         .expect("a timeout");
     let early = time(&entries[last - 1]["at"]) + Duration::seconds(30);
     entries[last]["at"] = json!(early);
-    let doc = racko::audit::verify::parse(&doc.to_string()).expect("parses");
-    let refused = racko::audit::verify::verify(&doc).expect_err("tampered");
+    let doc = racko::service::audit::verify::parse(&doc.to_string()).expect("parses");
+    let refused = racko::service::audit::verify::verify(&doc).expect_err("tampered");
     assert!(
         refused.message().contains("before its deadline"),
         "{refused}"

@@ -174,15 +174,15 @@ async fn verified_export(
     app: &TestApp,
     who: &Player,
     id: &str,
-) -> racko::audit::verify::VerifyReport {
+) -> racko::service::audit::verify::VerifyReport {
     let res = app
         .get(&format!("/v1/games/{id}/export"), who.token())
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let text = res.text().await.expect("export body");
-    let doc = racko::audit::verify::parse(&text).expect("the export parses");
+    let doc = racko::service::audit::verify::parse(&text).expect("the export parses");
     assert!(doc.complete);
-    racko::audit::verify::verify(&doc).expect("the export verifies")
+    racko::service::audit::verify::verify(&doc).expect("the export verifies")
 }
 
 async fn leaving_for_good_resigns_cancels_leaves_and_frees_the_name(app: TestApp) {

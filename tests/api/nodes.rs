@@ -387,6 +387,7 @@ async fn a_commit_nobody_announced_still_reaches_the_streams_of_other_processes(
 
     // The silent writer plays until the turn has passed (a `your_turn` item in a feed).
     let store = racko::store::Store::open(&db.url, 1).expect("a store of its own");
+    let store = racko::service::Service::new(store);
     let mut seq = last;
     let mut turn_passed = false;
     while !turn_passed {

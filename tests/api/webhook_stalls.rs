@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use racko::notify::deliver::PER_ENDPOINT;
 use racko::store::{NewWebhook, Store};
+use racko::workers::webhooks::PER_ENDPOINT;
 use reqwest::StatusCode;
 use serde_json::json;
 use uuid::Uuid;

@@ -163,12 +163,13 @@ async fn deliveries_are_signed_retried_and_logged(backend: TestBackend) {
     }
     // Finished deliveries are kept for a while, then deleted; a week later here.
     let store = racko::store::Store::open(&app.db.url, 1).expect("the store opens");
-    let week = racko::housekeeping::DELIVERY_RETENTION;
+    let week = racko::workers::housekeeping::DELIVERY_RETENTION;
     assert_eq!(
-        racko::housekeeping::expire_deliveries(&store, week).expect("swept"),
+        racko::workers::housekeeping::expire_deliveries(&store, week).expect("swept"),
         0
     );
-    let expired = racko::housekeeping::expire_deliveries(&store, Duration::ZERO).expect("swept");
+    let expired =
+        racko::workers::housekeeping::expire_deliveries(&store, Duration::ZERO).expect("swept");
     assert_eq!(expired, seqs.len());
     let after = json_body(app.get(&path, ann.token()).await, StatusCode::OK).await;
     assert_eq!(after["deliveries"], json!([]), "{after}");

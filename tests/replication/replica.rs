@@ -98,9 +98,10 @@ async fn a_lagging_replica_never_hides_the_callers_own_writes() {
     let ann = run.register("ann").await;
     let bob = run.register("bob").await;
     let store = racko::store::Store::open(&pair.primary.url(), 1).expect("the store");
-    let username = racko::accounts::Username::parse("root").expect("a username");
-    let password = racko::accounts::Password::parse(TEST_PASSWORD.into()).expect("a password");
-    racko::accounts::register(&store, username, password, racko::store::Role::Admin)
+    let username = racko::service::accounts::Username::parse("root").expect("a username");
+    let password =
+        racko::service::accounts::Password::parse(TEST_PASSWORD.into()).expect("a password");
+    racko::service::accounts::register(&store, username, password, racko::store::Role::Admin)
         .await
         .expect("an admin");
     let url = format!("{}/v1/sessions", run.url);

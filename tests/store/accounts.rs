@@ -11,7 +11,7 @@ store_tests! {
             role: Role::Admin,
             guest: true,
         });
-        assert!(matches!(again, Err(StoreError::Conflict(Code::UsernameTaken))), "{again:?}");
+        assert!(matches!(again, Err(StoreError::Conflict(Conflict::UsernameTaken))), "{again:?}");
         let found = store.account_by_username("ALICE").unwrap().expect("found");
         assert_eq!((found.id, found.username.as_str()), (alice.id, "Alice"));
         assert_eq!(found.password_hash.as_deref(), Some("hash"));
@@ -33,13 +33,13 @@ store_tests! {
             })
             .unwrap();
         let taken = store.upgrade_guest(guest.id, "ALICE", "h2");
-        assert!(matches!(taken, Err(StoreError::Conflict(Code::UsernameTaken))), "{taken:?}");
-        let upgraded = store.upgrade_guest(guest.id, "Bob", "h2").unwrap();
+        assert!(matches!(taken, Err(StoreError::Conflict(Conflict::UsernameTaken))), "{taken:?}");
+        let upgraded = store.upgrade_guest(guest.id, "Bob", "h2").unwrap().value;
         assert_eq!((upgraded.id, upgraded.username.as_str(), upgraded.guest), (guest.id, "Bob", false));
         assert_eq!(upgraded.password_hash.as_deref(), Some("h2"));
         assert!(store.account_by_username("guest-7").unwrap().is_none());
         let again = store.upgrade_guest(guest.id, "Dora", "h3");
-        assert!(matches!(again, Err(StoreError::Conflict(Code::NotAGuest))), "{again:?}");
+        assert!(matches!(again, Err(StoreError::Conflict(Conflict::NotAGuest))), "{again:?}");
         assert_eq!(store.account(guest.id).unwrap().unwrap().username, "Bob");
         let missing = store.upgrade_guest(Uuid::new_v4(), "Carol", "h");
         assert!(matches!(missing, Err(StoreError::NotFound)), "{missing:?}");

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Duration, Utc};
 use racko::service::computer::ComputerSeat;
 use racko::service::lobby::{self, CreateGame};
-use racko::service::{play, sweep, Caller, LogEvent};
+use racko::service::{play, sweep, Caller, LogEvent, Service};
 use racko::store::Visibility;
 use racko_bots::Level;
 use racko_rules::deadline::{begins_stage, DeadlineCheck};
@@ -37,7 +37,7 @@ store_tests! {
             .collect();
         let mut timeouts = 0;
         for _ in 0..GAMES {
-            timeouts += play_one(&store, &people, &mut rng);
+            timeouts += play_one(&Service::new(store.clone()), &people, &mut rng);
         }
         assert!(timeouts > 0, "the games must time out now and then (seed {seed})");
     }
@@ -77,7 +77,7 @@ fn random_game(rng: &mut StdRng) -> CreateGame {
 }
 
 /// Plays one random game; returns its timeouts.
-fn play_one(store: &Store, people: &[Caller], rng: &mut StdRng) -> usize {
+fn play_one(store: &Service, people: &[Caller], rng: &mut StdRng) -> usize {
     let request = random_game(rng);
     let created = lobby::create(store, &people[0], false, &request, None).expect("created");
     let racko::service::Reply::Fresh(created) = created else {
@@ -120,7 +120,7 @@ fn play_one(store: &Store, people: &[Caller], rng: &mut StdRng) -> usize {
 
 /// Runs the sweeper on the game until it finds nothing due, noting each timeout's deadline
 /// (the seat's stored one before that sweep): each must have passed, and be new.
-fn sweep_until_settled(store: &Store, id: Uuid, used: &mut HashSet<(Seat, DateTime<Utc>)>) {
+fn sweep_until_settled(store: &Service, id: Uuid, used: &mut HashSet<(Seat, DateTime<Utc>)>) {
     for _ in 0..100 {
         let before = store.game(id).expect("read").expect("the game");
         let swept = sweep::sweep_game(store, id).expect("a sweep");

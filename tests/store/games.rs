@@ -7,7 +7,7 @@ store_tests! {
         let (a, b) = (account(&store, "a"), account(&store, "b"));
         let new = new_game(&a, vec![seat(0, &a, true), seat(1, &b, false)]);
         let events = [event("created", Some(a.id)), event("joined", None)];
-        let inserted = store.insert_game(&new, &events, None).unwrap();
+        let inserted = store.insert_game(&new, &events, None).unwrap().value;
         assert_eq!((inserted.version, inserted.last_seq), (1, 2));
         for loaded in [
             store.game(new.id).unwrap().expect("by id"),
@@ -39,13 +39,13 @@ store_tests! {
     fn uniqueness_of_invite_codes_and_seats(store: Store, _db: &TestDb) {
         let (a, b) = (account(&store, "a"), account(&store, "b"));
         let first = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&first, &[], None).unwrap();
+        let _ = store.insert_game(&first, &[], None).unwrap();
         let same_code = NewGame { id: Uuid::new_v4(), ..first.clone() };
         let e = store.insert_game(&same_code, &[], None).unwrap_err();
-        assert!(matches!(e, StoreError::Conflict(Code::InviteCodeTaken)), "{e:?}");
+        assert!(matches!(e, StoreError::Conflict(Conflict::InviteCodeTaken)), "{e:?}");
         let twice = new_game(&a, vec![seat(0, &b, true), seat(1, &b, false)]);
         let e = store.insert_game(&twice, &[event("created", None)], None).unwrap_err();
-        assert!(matches!(e, StoreError::Conflict(Code::SeatTaken)), "{e:?}");
+        assert!(matches!(e, StoreError::Conflict(Conflict::SeatTaken)), "{e:?}");
         // The failed insert left nothing behind.
         assert!(store.game(twice.id).unwrap().is_none());
         assert!(store.events(twice.id, 0, 10).unwrap().is_empty());
@@ -54,7 +54,7 @@ store_tests! {
     fn an_update_writes_state_seats_events_at_once(store: Store, _db: &TestDb) {
         let (a, b) = (account(&store, "a"), account(&store, "b"));
         let new = new_game(&a, vec![seat(0, &a, false)]);
-        store.insert_game(&new, &[event("created", Some(a.id))], None).unwrap();
+        let _ = store.insert_game(&new, &[event("created", Some(a.id))], None).unwrap();
         let answer = update(&store, new.id, |record| {
             assert_eq!((record.version, record.last_seq), (1, 1));
             let mut c = change(record, vec![event("joined", Some(b.id)), event("dealt", None)]);
@@ -74,7 +74,7 @@ store_tests! {
     fn a_stale_or_failed_decision_writes_nothing(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[], None).unwrap();
+        let _ = store.insert_game(&new, &[], None).unwrap();
         assert_eq!(update_at(&store, new.id, 1, vec![event("x", None)]).unwrap(), 2);
         let stale = update_at(&store, new.id, 1, vec![event("y", None)]);
         assert!(matches!(stale, Err(StoreError::StaleVersion { current: 2 })), "{stale:?}");
@@ -97,7 +97,7 @@ store_tests! {
             c.seats = vec![seat(0, &b, true), seat(1, &b, true)];
             Ok::<_, StoreError>((c, ()))
         });
-        assert!(matches!(broken, Err(StoreError::Conflict(Code::SeatTaken))), "{broken:?}");
+        assert!(matches!(broken, Err(StoreError::Conflict(Conflict::SeatTaken))), "{broken:?}");
         let record = store.game(new.id).unwrap().unwrap();
         assert_eq!((record.version, record.last_seq), (2, 1));
         assert_eq!(record.seats, vec![seat(0, &a, true)]);
@@ -107,7 +107,7 @@ store_tests! {
     fn events_page_by_sequence(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[], None).unwrap();
+        let _ = store.insert_game(&new, &[], None).unwrap();
         for version in 1..=5 {
             update_at(&store, new.id, version, vec![event("x", None), event("y", None)]).unwrap();
         }
@@ -124,7 +124,7 @@ store_tests! {
     fn idempotency_records_round_trip(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[], None).unwrap();
+        let _ = store.insert_game(&new, &[], None).unwrap();
         let record = |key: &str| IdempotencyRecord {
             account_id: a.id,
             key: key.into(),
@@ -153,16 +153,16 @@ store_tests! {
         assert_eq!(stored.body, json!({ "ok": true }));
         assert_eq!(stored.stored_as, StoredAs::Change);
         let again = with_key("k1");
-        assert!(matches!(again, Err(StoreError::Conflict(Code::IdempotencyKeyTaken))), "{again:?}");
+        assert!(matches!(again, Err(StoreError::Conflict(Conflict::IdempotencyKeyTaken))), "{again:?}");
         assert_eq!(store.game(new.id).unwrap().unwrap().version, 2);
         // A game's creation stores its key's answer in the same transaction.
         let other = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&other, &[], Some(&record("k2"))).unwrap();
+        let _ = store.insert_game(&other, &[], Some(&record("k2"))).unwrap();
         let stored = store.idempotency_record(a.id, "k2").unwrap().expect("stored");
         assert_eq!(stored.stored_as, StoredAs::Answer);
         let third = new_game(&a, vec![seat(0, &a, true)]);
         let taken = store.insert_game(&third, &[], Some(&record("k2")));
-        assert!(matches!(taken, Err(StoreError::Conflict(Code::IdempotencyKeyTaken))), "{taken:?}");
+        assert!(matches!(taken, Err(StoreError::Conflict(Conflict::IdempotencyKeyTaken))), "{taken:?}");
         assert!(store.game(third.id).unwrap().is_none(), "the game of a taken key is not kept");
         assert!(store.idempotency_record(a.id, "k3").unwrap().is_none());
         assert!(store.idempotency_record(Uuid::new_v4(), "k1").unwrap().is_none());

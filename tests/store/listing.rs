@@ -13,7 +13,7 @@ store_tests! {
                 seats.push(seat(1, &b, true));
             }
             let game = new_game(&c, seats);
-            store.insert_game(&game, &[], None).unwrap();
+            let _ = store.insert_game(&game, &[], None).unwrap();
             ids.push(game.id);
         }
         update_at(&store, ids[1], 1, vec![]).unwrap(); // now Active and the latest
@@ -54,7 +54,7 @@ store_tests! {
         assert_eq!(one.games.len(), 1);
         for bad in ["zz", "6869", &hex::encode("12:not-a-uuid")] {
             let e = store.list_games(&GameQuery { cursor: Some(bad.into()), ..all.clone() });
-            assert!(matches!(e, Err(StoreError::BadInput(Code::InvalidCursor))), "{bad}: {e:?}");
+            assert!(matches!(e, Err(StoreError::BadInput(BadInput::InvalidCursor))), "{bad}: {e:?}");
         }
     }
 

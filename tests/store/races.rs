@@ -6,7 +6,7 @@ store_tests! {
     fn of_twenty_racing_writers_on_one_version_one_wins(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[event("created", None)], None).unwrap();
+        let _ = store.insert_game(&new, &[event("created", None)], None).unwrap();
         let barrier = Arc::new(Barrier::new(20));
         let results: Vec<_> = (0..20)
             .map(|_| {
@@ -31,7 +31,7 @@ store_tests! {
     fn twenty_racing_writers_all_apply_in_turn(store: Store, _db: &TestDb) {
         let a = account(&store, "a");
         let new = new_game(&a, vec![seat(0, &a, true)]);
-        store.insert_game(&new, &[], None).unwrap();
+        let _ = store.insert_game(&new, &[], None).unwrap();
         let barrier = Arc::new(Barrier::new(20));
         let threads: Vec<_> = (0..20)
             .map(|_| {
@@ -68,7 +68,7 @@ fn update_game_throughput() {
         let games: Vec<Uuid> = (0..threads)
             .map(|_| {
                 let game = new_game(&a, vec![seat(0, &a, true)]);
-                store.insert_game(&game, &[], None).unwrap();
+                let _ = store.insert_game(&game, &[], None).unwrap();
                 game.id
             })
             .collect();

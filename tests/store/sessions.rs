@@ -13,7 +13,7 @@ fn open(store: &Store, account: &Account, hash: &str) -> SessionRecord {
         client_address: None,
         expires_at: store.now() + chrono::Duration::days(90),
     };
-    store.open_session(&new, 50).expect("opened")
+    store.open_session(&new, 50).expect("opened").value
 }
 
 const NO_GRACE: Duration = Duration::ZERO;
@@ -31,6 +31,7 @@ store_tests! {
             store
                 .refresh_session(session.id, (presented, next), expires, GRACE)
                 .expect("no store error")
+                .value
         };
         assert!(matches!(refresh("t1", "t2"), Refreshed::Rotated { .. }));
         // t2's answer was lost: t1 again gets t3, and t2 is spent unseen.
@@ -45,6 +46,7 @@ store_tests! {
             store
                 .refresh_session(other.id, (presented, next), expires, GRACE)
                 .expect("no store error")
+                .value
         };
         assert!(matches!(refresh("u1", "u2"), Refreshed::Rotated { .. }));
         // Past the window (the store's clock moved on), the spent token is reuse.
@@ -67,7 +69,9 @@ store_tests! {
                     barrier.wait();
                     let expires = store.now() + chrono::Duration::days(90);
                     let next = format!("next-{n}");
-                    store.refresh_session(session.id, ("first", &next), expires, NO_GRACE)
+                    store
+                        .refresh_session(session.id, ("first", &next), expires, NO_GRACE)
+                        .map(|done| done.value)
                 })
             })
             .collect::<Vec<_>>()
@@ -105,7 +109,7 @@ store_tests! {
         assert_eq!(ids, expected);
         assert!(read.has_session(one.id, store.now()));
         assert!(!read.has_session(one.id, one.expires_at));
-        store.end_session(a.id, one.id).expect("ended");
+        let _ = store.end_session(a.id, one.id).expect("ended");
         assert!(matches!(store.end_session(a.id, one.id), Err(StoreError::NotFound)));
         let read = store.account_for_token(a.id).expect("read").expect("the account");
         assert_eq!(read.sessions.iter().map(|s| s.id).collect::<Vec<_>>(), [two.id]);
@@ -123,7 +127,7 @@ store_tests! {
             client_address: None,
             expires_at: store.now() - chrono::Duration::seconds(1),
         };
-        let expired = store.open_session(&new, 50).expect("opened");
+        let expired = store.open_session(&new, 50).expect("opened").value;
         let ids: Vec<Uuid> = store.sessions(a.id).expect("listed").iter().map(|s| s.id).collect();
         assert_eq!(ids, [live.id], "an expired session is not listed");
         assert_eq!(store.delete_expired_sessions(1000).expect("swept"), 1);
@@ -131,11 +135,17 @@ store_tests! {
         let expires = store.now() + chrono::Duration::days(90);
         assert!(matches!(
             store.refresh_session(expired.id, ("old", "next"), expires, NO_GRACE),
-            Ok(Refreshed::Unknown)
+            Ok(Committed {
+                value: Refreshed::Unknown,
+                ..
+            })
         ));
         assert!(matches!(
             store.refresh_session(live.id, ("live", "next"), expires, NO_GRACE),
-            Ok(Refreshed::Rotated { .. })
+            Ok(Committed {
+                value: Refreshed::Rotated { .. },
+                ..
+            })
         ));
     }
 }

@@ -218,8 +218,8 @@ store_tests! {
     fn bad_data_in_a_row_is_an_internal_error(store: Store, db: &TestDb) {
         let a = account(&store, "a");
         let (one, two) = (new_game(&a, vec![seat(0, &a, true)]), new_game(&a, vec![]));
-        store.insert_game(&one, &[event("created", None)], None).unwrap();
-        store.insert_game(&two, &[], None).unwrap();
+        let _ = store.insert_game(&one, &[event("created", None)], None).unwrap();
+        let _ = store.insert_game(&two, &[], None).unwrap();
         corrupt(db, "UPDATE games SET state = '{not json' WHERE id = $1", one.id);
         corrupt(db, "UPDATE game_events SET payload = 'nope' WHERE game_id = $1", one.id);
         corrupt(db, "UPDATE games SET status = 'paused' WHERE id = $1", two.id);

@@ -267,11 +267,11 @@ async fn after_the_game(app: &TestApp, viewers: &[&Who], id: &str, seen: &Seen) 
         .text()
         .await
         .expect("export body");
-    let doc = racko::audit::verify::parse(&text).expect("the export parses");
+    let doc = racko::service::audit::verify::parse(&text).expect("the export parses");
     assert!(doc.complete);
     assert_eq!(doc.rounds.len(), 2);
     assert!(doc.rounds.iter().all(|r| r.seed.is_some() && r.stacked));
-    let report = racko::audit::verify::verify(&doc).expect("the export verifies");
+    let report = racko::service::audit::verify::verify(&doc).expect("the export verifies");
     assert_eq!((report.rounds, report.commitments, report.decks), (2, 2, 2));
     assert_eq!(report.winners, vec![0]);
     let checked = get(app, viewers[1], &format!("/v1/games/{id}/verify")).await;

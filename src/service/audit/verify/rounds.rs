@@ -4,8 +4,10 @@
 use racko_rules::{Event, Options};
 
 use super::{difference_from, discrepancy, json, VerifyError};
-use crate::audit::deck::{check_deal, check_start_card, dealt_racks, derive_deck, RoundRecord};
-use crate::audit::export::{note_round, GameExport};
+use crate::service::audit::deck::{
+    check_deal, check_start_card, dealt_racks, derive_deck, RoundRecord,
+};
+use crate::service::audit::export::{note_round, GameExport};
 
 /// Seeds against commitments, decks against the deal. Returns (commitments, decks) checked.
 pub(super) fn check_seeds(

@@ -12,6 +12,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use crate::service::sweep::{sweep_game, Swept};
+use crate::service::Service;
 use crate::store::Store;
 
 /// Games fetched per look.
@@ -21,7 +22,7 @@ const BATCH: i64 = 32;
 pub const CLOCK_OFFSET_KEY: &str = "test_clock_offset_micros";
 
 /// Runs until the runtime stops.
-pub async fn run(store: Store, every: Duration, test_mode: bool) {
+pub async fn run(store: Service, every: Duration, test_mode: bool) {
     loop {
         if test_mode {
             sync_clock(&store).await;
@@ -48,7 +49,7 @@ pub async fn sync_clock(store: &Store) {
 
 /// Sweeps due games until none is left that this process could move. A game that fails or is
 /// held is not tried again in this pass, so a fault never turns into a busy loop.
-pub async fn sweep_due(store: &Store) {
+pub async fn sweep_due(store: &Service) {
     let mut passed: HashSet<Uuid> = HashSet::new();
     loop {
         let s = store.clone();

@@ -24,9 +24,10 @@ use chrono::{DateTime, Timelike, Utc};
 use rand::Rng;
 use tokio::sync::Semaphore;
 
-use crate::app::blocking;
+use crate::blocking::blocking;
 use crate::config::Config;
 use crate::notify::address::Guard;
+use crate::service::Service;
 use crate::store::{ClaimedPush, PushAttempt, Store};
 pub use metrics::PushMetrics;
 use text::Notification;
@@ -124,7 +125,7 @@ pub fn providers(config: &Config, store: &Store) -> crate::service::devices::Pro
 }
 
 /// Runs forever (until the runtime stops).
-pub async fn run(store: Store, config: Config, metrics: crate::metrics::Metrics) {
+pub async fn run(store: Service, config: Config, metrics: crate::metrics::Metrics) {
     let metrics = match PushMetrics::new(&metrics) {
         Ok(m) => m,
         Err(e) => {

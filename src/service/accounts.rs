@@ -2,15 +2,13 @@
 //! `/v1/accounts`, `/v1/sessions` and `/v1/guests` endpoints (and `racko admin create`).
 //! Signing in opens a session ([`sessions`]).
 
-pub mod sessions;
-
 use uuid::Uuid;
 
 use crate::{
-    app::blocking,
     auth::{self, CurrentUser},
+    blocking::blocking,
     error::{Code, ServiceError},
-    service::{farewell, Caller},
+    service::{farewell, Caller, Service},
     store::{Account, NewAccount, Role, SignedInAccount, Store},
 };
 
@@ -143,7 +141,7 @@ pub async fn create_guest(store: &Store) -> Result<Account, ServiceError> {
 /// Turns the guest `id` into a registered account. 409 `not_a_guest` for a registered account
 /// (the request is fine, the account's state is not), 409 `username_taken` when the name exists.
 pub async fn upgrade_guest(
-    store: &Store,
+    store: &Service,
     user: &CurrentUser,
     username: Username,
     password: Password,
@@ -156,7 +154,11 @@ pub async fn upgrade_guest(
         ));
     }
     let (id, hash) = (user.id, auth::hash_password(password.0).await?);
-    blocking(store, move |s| s.upgrade_guest(id, &username.0, &hash)).await
+    blocking(store, move |s| {
+        s.upgrade_guest(id, &username.0, &hash)
+            .map(|done| s.after(done))
+    })
+    .await
 }
 
 /// The account a valid token names; 401 if it no longer exists.
@@ -185,8 +187,11 @@ pub async fn signed_in(
 
 /// "Sign out everywhere": every token of the account issued so far stops working and every
 /// session ends (a lost phone, a shared computer). The caller signs in again for a new token.
-pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ServiceError> {
-    blocking(store, move |s| s.revoke_tokens(id)).await
+pub async fn sign_out_everywhere(store: &Service, id: Uuid) -> Result<(), ServiceError> {
+    blocking(store, move |s| {
+        s.revoke_tokens(id).map(|done| s.after(done))
+    })
+    .await
 }
 
 /// Leaving for good: `password` must be the account's (a guest's own token is proof enough).
@@ -196,7 +201,7 @@ pub async fn sign_out_everywhere(store: &Store, id: Uuid) -> Result<(), ServiceE
 /// [`finish_deletion`] resigns and leaves its games and erases its name. Should that be cut
 /// short, housekeeping finishes it ([`finish_unfinished_deletions`]).
 pub async fn delete_account(
-    store: &Store,
+    store: &Service,
     user: &CurrentUser,
     password: Option<String>,
 ) -> Result<(), ServiceError> {
@@ -214,7 +219,10 @@ pub async fn delete_account(
         }
     }
     let id = user.id;
-    blocking(store, move |s| s.begin_deletion(id)).await?;
+    blocking(store, move |s| {
+        s.begin_deletion(id).map(|done| s.after(done))
+    })
+    .await?;
     finish_deletion(store, id).await
 }
 
@@ -222,7 +230,7 @@ pub async fn delete_account(
 /// left (`service::farewell`, through each game's one write path), then the username is
 /// replaced by a `deleted-player-…` pseudonym. The account row stays, so finished games keep
 /// their seats, and exports and `racko verify` stay complete. Repeatable.
-pub async fn finish_deletion(store: &Store, id: Uuid) -> Result<(), ServiceError> {
+pub async fn finish_deletion(store: &Service, id: Uuid) -> Result<(), ServiceError> {
     let account = existing(store, id).await?;
     let caller = Caller {
         id,
@@ -236,7 +244,11 @@ pub async fn finish_deletion(store: &Store, id: Uuid) -> Result<(), ServiceError
         } else {
             4
         });
-        match blocking(store, move |s| s.erase_account(id, &name)).await {
+        match blocking(store, move |s| {
+            s.erase_account(id, &name).map(|done| s.after(done))
+        })
+        .await
+        {
             Err(e) if e.code == Code::UsernameTaken => continue,
             result => return result,
         }
@@ -249,7 +261,7 @@ pub async fn finish_deletion(store: &Store, id: Uuid) -> Result<(), ServiceError
 /// Finishes deletions that began but were cut short (a crash, the database gone midway);
 /// how many were finished. Run by housekeeping in every process; finishing one twice at once
 /// is harmless.
-pub async fn finish_unfinished_deletions(store: &Store) -> Result<usize, ServiceError> {
+pub async fn finish_unfinished_deletions(store: &Service) -> Result<usize, ServiceError> {
     let ids = blocking(store, |s| s.unfinished_deletions(DELETED_PREFIX, 100)).await?;
     let mut finished = 0;
     for id in ids {

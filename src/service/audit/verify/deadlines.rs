@@ -5,7 +5,7 @@ use racko_rules::deadline::DeadlineCheck;
 use racko_rules::Options;
 
 use super::{discrepancy, VerifyError};
-use crate::audit::export::GameExport;
+use crate::service::audit::export::GameExport;
 use crate::service::LogEvent;
 
 /// Checks the log's timeouts; returns how many there are.

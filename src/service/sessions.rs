@@ -11,9 +11,10 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::{
-    app::blocking,
     auth::{refresh, CurrentUser},
+    blocking::blocking,
     error::{Code, ServiceError},
+    service::Service,
     store::{Account, NewSession, Refreshed, SessionRecord, Store},
 };
 
@@ -49,7 +50,7 @@ impl std::fmt::Debug for Opened {
 
 /// Opens a session of `account` on `device`, living `life` unless refreshed.
 pub async fn open(
-    store: &Store,
+    store: &Service,
     account: Account,
     device: &Device,
     life: Duration,
@@ -64,7 +65,10 @@ pub async fn open(
         client_address: device.address.map(coarse),
         expires_at: end_after(store.now(), life)?,
     };
-    let session = blocking(store, move |s| s.open_session(&new, MAX_SESSIONS)).await?;
+    let session = blocking(store, move |s| {
+        s.open_session(&new, MAX_SESSIONS).map(|done| s.after(done))
+    })
+    .await?;
     Ok(Opened {
         account,
         session,
@@ -75,7 +79,7 @@ pub async fn open(
 /// Opens a session for the holder of a token from before sessions (one naming none), so that
 /// the account outlives that token. 403 `forbidden` for a token of a session: it refreshes.
 pub async fn adopt(
-    store: &Store,
+    store: &Service,
     user: &CurrentUser,
     device: &Device,
     life: Duration,
@@ -86,7 +90,7 @@ pub async fn adopt(
             "this token belongs to a session already; refresh it with its refresh token",
         ));
     }
-    let account = super::existing(store, user.id).await?;
+    let account = super::accounts::existing(store, user.id).await?;
     open(store, account, device, life).await
 }
 
@@ -101,7 +105,7 @@ pub async fn adopt(
 /// token, or this one later, still ends the session (RFC 9700 §4.14.2). A thief who
 /// replays the last token within the window gets a pair, but the owner's next refresh then
 /// presents a spent token and ends the session for both.
-pub async fn refresh(store: &Store, token: &str, life: Duration) -> Result<Opened, ServiceError> {
+pub async fn refresh(store: &Service, token: &str, life: Duration) -> Result<Opened, ServiceError> {
     let Some(presented) = refresh::parse(token) else {
         return Err(invalid());
     };
@@ -110,6 +114,7 @@ pub async fn refresh(store: &Store, token: &str, life: Duration) -> Result<Opene
     let expires_at = end_after(store.now(), life)?;
     let outcome = blocking(store, move |s| {
         s.refresh_session(id, (&presented.hash, &next), expires_at, REFRESH_GRACE)
+            .map(|done| s.after(done))
     })
     .await?;
     match outcome {
@@ -143,8 +148,12 @@ pub async fn list(store: &Store, account: Uuid) -> Result<Vec<SessionRecord>, Se
 }
 
 /// Ends the account's session `id`; 404 `session_not_found` when it has none such.
-pub async fn end(store: &Store, account: Uuid, id: Uuid) -> Result<(), ServiceError> {
-    match blocking(store, move |s| s.end_session(account, id)).await {
+pub async fn end(store: &Service, account: Uuid, id: Uuid) -> Result<(), ServiceError> {
+    match blocking(store, move |s| {
+        s.end_session(account, id).map(|done| s.after(done))
+    })
+    .await
+    {
         Err(e) if e.code == Code::NotFound => Err(ServiceError::new(
             Code::SessionNotFound,
             "no such session among this account's",

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use crate::service::Service;
 use crate::store::{Store, StoreError};
 
 /// Rows deleted per statement.
@@ -19,7 +20,7 @@ const BATCH: i64 = 1000;
 pub const DELIVERY_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Runs forever (until the runtime stops): a sweep every `every`.
-pub async fn run(store: Store, ttl: Duration, every: Duration) {
+pub async fn run(store: Service, ttl: Duration, every: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -47,7 +48,7 @@ pub async fn run(store: Store, ttl: Duration, every: Duration) {
             Ok(Err(e)) => tracing::warn!(error = %e, "session sweep failed"),
             Err(e) => tracing::warn!(error = %e, "session sweep panicked"),
         }
-        match crate::accounts::finish_unfinished_deletions(&store).await {
+        match crate::service::accounts::finish_unfinished_deletions(&store).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(finished = n, "finished account deletions cut short"),
             Err(e) => tracing::warn!(error = %e, "deletion sweep failed"),

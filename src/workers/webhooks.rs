@@ -19,10 +19,11 @@ use chrono::{DateTime, Utc};
 use rand::Rng;
 use tokio::sync::Semaphore;
 
-use super::address::{self, Guard, Host, Refusal};
-use super::signing;
-use crate::app::blocking;
-use crate::store::{Attempt, Claimed, Store};
+use crate::blocking::blocking;
+use crate::notify::address::{self, Guard, Host, Refusal};
+use crate::notify::signing;
+use crate::service::Service;
+use crate::store::{Attempt, Claimed};
 
 /// Deliveries claimed per round at most.
 const BATCH: usize = 16;
@@ -76,7 +77,7 @@ impl Settings {
 }
 
 /// Runs forever (until the runtime stops).
-pub async fn run(store: Store, settings: Settings) {
+pub async fn run(store: Service, settings: Settings) {
     let client = match client(&settings) {
         Ok(client) => client,
         Err(e) => {
@@ -139,7 +140,7 @@ fn client(settings: &Settings) -> reqwest::Result<reqwest::Client> {
 }
 
 async fn deliver_one(
-    store: &Store,
+    store: &Service,
     client: &reqwest::Client,
     claimed: Claimed,
     settings: &Settings,
@@ -163,7 +164,11 @@ async fn deliver_one(
         }
     };
     let id = claimed.id.clone();
-    if let Err(e) = blocking(store, move |s| s.finish_delivery(&claimed, &attempt)).await {
+    if let Err(e) = blocking(store, move |s| {
+        s.finish_delivery(&claimed, &attempt).map(|c| s.after(c))
+    })
+    .await
+    {
         // The lease runs out and the delivery is tried again: at least once.
         tracing::warn!(delivery = %id, error = %e, "cannot record a webhook attempt");
     }

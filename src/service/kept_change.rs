@@ -1,0 +1,96 @@
+//! What an idempotency record keeps of a change when it keeps no answer: enough to build the
+//! answer again from the game's log, so a retry gets the first answer whatever came since.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::audit::log::GameLog;
+use super::audit::replay::state_at;
+use super::write::{Logged, Written};
+use crate::error::ServiceError;
+use crate::store::{GameRecord, GameStatus, SeatRecord, Store};
+
+/// What an idempotency record keeps of a change (`StoredAs::Change`): what the change set on
+/// the game that its log cannot give back. With the game's log up to `last_seq` (its state by
+/// replay, the change's own events) it is the [`Written`] the answer was built from.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct KeptChange {
+    game_id: Uuid,
+    version: i64,
+    /// The change's events are `first_seq..=last_seq` (none when `first_seq > last_seq`).
+    first_seq: i64,
+    last_seq: i64,
+    status: GameStatus,
+    seats: Vec<SeatRecord>,
+    updated_at: DateTime<Utc>,
+    due_at: Option<DateTime<Utc>>,
+    rematch_id: Option<Uuid>,
+}
+
+impl KeptChange {
+    pub(super) fn of(written: &GameRecord, first_seq: i64) -> KeptChange {
+        KeptChange {
+            game_id: written.id,
+            version: written.version,
+            first_seq,
+            last_seq: written.last_seq,
+            status: written.status,
+            seats: written.seats.clone(),
+            updated_at: written.updated_at,
+            due_at: written.due_at,
+            rematch_id: written.rematch_id,
+        }
+    }
+}
+
+/// The answer to the change `kept`, built again by `answer` from the game as it was written:
+/// its state replayed from the log (R9.2: the log gives the live state back exactly), the rest
+/// from `kept`. The answer is then the one the first request got, whatever came since.
+pub(super) fn rebuilt<T>(
+    store: &Store,
+    kept: &KeptChange,
+    answer: &impl Fn(&Written<'_>) -> T,
+) -> Result<T, ServiceError> {
+    let log = GameLog::load(store, kept.game_id)?;
+    let replayed = state_at(log.options(), &log.rules_events(), kept.last_seq);
+    let state = match replayed {
+        Ok((state, as_of)) if as_of == kept.last_seq => state,
+        other => {
+            return Err(ServiceError::internal(format!(
+                "game {}: the log does not give back version {}: {:?}",
+                kept.game_id,
+                kept.version,
+                other.map(|(_, as_of)| as_of)
+            )))
+        }
+    };
+    let GameLog { record, entries } = log;
+    let game = GameRecord {
+        state,
+        status: kept.status,
+        seats: kept.seats.clone(),
+        version: kept.version,
+        last_seq: kept.last_seq,
+        updated_at: kept.updated_at,
+        due_at: kept.due_at,
+        rematch_id: kept.rematch_id,
+        ..record
+    };
+    let logged: Vec<(i64, Logged)> = entries
+        .into_iter()
+        .filter(|e| (kept.first_seq..=kept.last_seq).contains(&e.seq))
+        .map(|e| {
+            let entry = Logged {
+                round: e.round,
+                actor: e.actor,
+                event: e.event,
+            };
+            (e.seq, entry)
+        })
+        .collect();
+    Ok(answer(&Written {
+        game: &game,
+        log: logged.iter().map(|(seq, entry)| (*seq, entry)).collect(),
+    }))
+}

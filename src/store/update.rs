@@ -1,0 +1,231 @@
+//! A game's change, all or nothing: the store's half of the service's one write path, on
+//! either backend (see [`Store::update_game`]).
+
+use uuid::Uuid;
+
+use super::conn::{AnyConnection, Target};
+use super::{feed, game_wake, games, pg_write};
+use super::{
+    Committed, GameChange, GameRecord, Invitee, NewEvent, NewFeedItem, News, Store, StoreError,
+    UpdateError, Wake,
+};
+
+impl Store {
+    /// A game's change, all or nothing (the store's half of `service::write`): loads the game
+    /// (with its seats), calls `decide`, and when it returns a change: writes the record
+    /// `GameRecord::after` gives with a compare-and-set on `version` (`UPDATE … WHERE id = ?
+    /// AND version = ?`; no row → `StaleVersion { current }` and nothing is written), appends
+    /// the events with gapless per-game sequence numbers continuing the log (unique (game_id,
+    /// seq)), the feed items and outbox rows, and stores the idempotency record if any.
+    /// Returns the record as written and `decide`'s answer. When `decide` fails nothing is
+    /// written. `decide` may run more than once: on PostgreSQL the change is first decided on
+    /// the game as this process last wrote it (`recent`), else on the game read without a
+    /// lock, and written in one statement (`update_game_in_one_statement`); when another
+    /// writer came in between, it is decided again on the game read, and then in a
+    /// transaction that holds the game's row lock, as on SQLite (under the file's write
+    /// lock). So concurrent calls on one game queue, each `decide` sees the state the previous
+    /// one left, and the compare-and-set stays as the guard. Keep `decide` pure and quick.
+    /// `Store(NotFound)` for an unknown game.
+    pub fn update_game<T, E>(
+        &self,
+        id: Uuid,
+        decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<Committed<(GameRecord, T)>, UpdateError<E>> {
+        self.update_game_locking(id, false, decide)
+    }
+
+    /// As [`Store::update_game`], but a game another transaction holds is skipped at once
+    /// (`Locked`) instead of waited for: for the sweepers, which share out due games.
+    pub fn update_game_unless_held<T, E>(
+        &self,
+        id: Uuid,
+        decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<Committed<(GameRecord, T)>, UpdateError<E>> {
+        self.update_game_locking(id, true, decide)
+    }
+
+    fn update_game_locking<T, E>(
+        &self,
+        id: Uuid,
+        skip_locked: bool,
+        decide: impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<Committed<(GameRecord, T)>, UpdateError<E>> {
+        let in_one_statement = match self.target {
+            Target::Pg(_) if !skip_locked => self.update_game_in_one_statement(id, &decide)?,
+            _ => None,
+        };
+        // None: SQLite, the sweeper, or another writer came between the read and the write.
+        // Then queue behind the game's lock and decide on what is there.
+        let Updated {
+            written,
+            answer,
+            wakes,
+            events,
+            feed,
+        } = match in_one_statement {
+            Some(done) => done,
+            None => self.update_game_in_transaction(id, skip_locked, &decide)?,
+        };
+        if let Target::Pg(_) = self.target {
+            self.recent.keep(&written);
+        }
+        let news = News {
+            feed: feed::as_stored(&written, &wakes, feed),
+            tail: Some((written.clone(), events)),
+            wakes,
+            ..News::default()
+        };
+        Ok(self.committed((written, answer), news))
+    }
+
+    /// Replaces the accounts invited to game `id` with what `decide` makes of the game as it
+    /// is (read under the game's lock, in one transaction). The version moves on; no event is
+    /// logged (an invitation is not a move of the game). `Store(NotFound)` for an unknown game.
+    pub fn update_invited<E>(
+        &self,
+        id: Uuid,
+        decide: impl Fn(&GameRecord) -> Result<Vec<Invitee>, E>,
+    ) -> Result<GameRecord, UpdateError<E>> {
+        let at = self.now();
+        let written = self.write(|conn| {
+            games::lock_game(conn, id, false)?;
+            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let invited = decide(&current).map_err(UpdateError::Decide)?;
+            Ok::<_, UpdateError<E>>(games::set_invited(conn, &current, &invited, at)?)
+        })?;
+        if let Target::Pg(_) = self.target {
+            self.recent.keep(&written);
+        }
+        Ok(written)
+    }
+
+    /// The locking form of [`Store::update_game`]: one transaction that holds the game's row
+    /// (PostgreSQL) or the file's write lock (SQLite). Returns the wake-ups to send.
+    fn update_game_in_transaction<T, E>(
+        &self,
+        id: Uuid,
+        skip_locked: bool,
+        decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<Updated<T>, UpdateError<E>> {
+        self.write(|conn| {
+            games::lock_game(conn, id, skip_locked)?;
+            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+            let written = games::apply_change(conn, &current, &change)?;
+            // The feed items commit (or roll back) with the change.
+            let mut wakes = feed::append(conn, &written, &change.feed)?;
+            wakes.push(game_wake(&written));
+            Ok::<_, UpdateError<E>>(Updated {
+                written,
+                answer,
+                wakes,
+                events: change.events,
+                feed: change.feed,
+            })
+        })
+    }
+
+    /// PostgreSQL's form of [`Store::update_game`] (issue 14): the game and its seats are read
+    /// in one query, with no transaction and no lock, and the change is written in one
+    /// statement whose compare-and-set on the version makes it apply only to the game as
+    /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.
+    /// Another writer between the two: `None`, and nothing written (the caller then takes
+    /// the locking path, where writers queue). The connection goes back to the pool first.
+    fn update_game_in_one_statement<T, E>(
+        &self,
+        id: Uuid,
+        decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
+    ) -> Result<Option<Updated<T>>, UpdateError<E>> {
+        let mut conn = self.conn()?;
+        // The game as read after a failed write on the kept game, if it came to that.
+        let mut read = None;
+        // The game as this process wrote it last: if that is still the game, the write's
+        // compare-and-set says so, and the action took one round trip. A refusal, by the
+        // compare-and-set or by `decide`, is never the last word: the game is read and the
+        // action decided again on what is there.
+        if let Some(kept) = self.recent.get(id) {
+            if let Ok((change, answer)) = decide(&kept) {
+                match mark_if_lost(&mut conn, |c| {
+                    write_in_one_statement(c, &kept, change, answer)
+                }) {
+                    Ok(Some(done)) => return Ok(Some(done)),
+                    Ok(None) => {}
+                    // A failed write may have committed all the same (the connection broke
+                    // after it) or not have run at all (the connection had died while idle).
+                    // Only when the game is still at the kept version is it sure not to have
+                    // happened, and safe to decide again.
+                    Err(e @ StoreError::Unavailable(_)) => {
+                        conn = self.conn()?;
+                        let now = self.fresh(&mut conn, |c| games::read_game(c, Some(id), None))?;
+                        match now {
+                            Some(game) if game.version == kept.version => read = Some(game),
+                            _ => return Err(e.into()),
+                        }
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        let current = match read {
+            Some(game) => game,
+            None => self
+                .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
+                .ok_or(StoreError::NotFound)?,
+        };
+        let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+        // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
+        Ok(write_in_one_statement(&mut conn, &current, change, answer)?)
+    }
+}
+
+/// A committed change of a game.
+struct Updated<T> {
+    /// The game as written.
+    written: GameRecord,
+    /// What the decision gives the caller.
+    answer: T,
+    /// The wake-ups to send: the game's, and one per account whose feed grew.
+    wakes: Vec<Wake>,
+    /// The new events, in seq order.
+    events: Vec<NewEvent>,
+    /// The new feed items, in the order of their seqs within each account.
+    feed: Vec<NewFeedItem>,
+}
+
+/// A connection whose database went away (`Unavailable`) is marked broken, so that the pool
+/// drops it when it comes back instead of handing it out again.
+pub(super) fn mark_if_lost<T>(
+    conn: &mut AnyConnection,
+    f: impl FnOnce(&mut AnyConnection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let result = f(conn);
+    if let Err(StoreError::Unavailable(_)) = &result {
+        super::conn::mark_broken(conn);
+    }
+    result
+}
+
+/// Writes `change` over `current` in PostgreSQL's one statement (`pg_write`): None when the
+/// compare-and-set found another version.
+fn write_in_one_statement<T>(
+    conn: &mut AnyConnection,
+    current: &GameRecord,
+    change: GameChange,
+    answer: T,
+) -> Result<Option<Updated<T>>, StoreError> {
+    let AnyConnection::Pg(pg) = conn else {
+        return Err(StoreError::Internal("not a PostgreSQL connection".into()));
+    };
+    Ok(
+        pg_write::write_change(pg, current, &change)?.map(|(written, mut wakes)| {
+            wakes.push(game_wake(&written));
+            Updated {
+                written,
+                answer,
+                wakes,
+                events: change.events,
+                feed: change.feed,
+            }
+        }),
+    )
+}
