@@ -6,7 +6,7 @@
 //! `cargo run --release --example audit_timing` (see docs/audit.md for both figures).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use racko::audit::verify;
+use racko::service::audit::verify;
 use racko_rules::{replay::replay, Options};
 use racko_sample as sample;
 

@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use racko::audit::export::GameExport;
-use racko::audit::verify;
+use racko::service::audit::export::GameExport;
+use racko::service::audit::verify;
 use racko::service::LogEvent;
 use racko_rules::{replay::replay, View};
 use racko_sample as sample;

@@ -1,71 +1,20 @@
-//! A simple player and whole sample games, for the audit tests, the benchmark, the timing tool
-//! and the load tool: every choice is made from the player's own view (what a client sees), by
-//! keeping each slot to its band of numbers and calling Racko when possible.
+//! Whole sample games, for the audit tests, the benchmark, the timing tool and the load tool:
+//! every choice is made from the player's own view (what a client sees) by the computer
+//! players' `basic` level.
 //!
 //! Not part of the server: only the workspace's examples, tests and benchmarks use it (a
 //! dev-dependency of `racko`).
 
-use racko::audit::export::{ExportHead, GameExport};
-use racko::service::{log_event::SeatedPlayer, log_page::EventEntry, LogEvent, PublicStatus};
-use racko_rules::{Action, Card, Event, Game, Options, Phase, RoundDeal, Seed, Slot, View, Viewer};
+use racko::service::audit::export::{ExportHead, GameExport};
+use racko::service::{log_event::SeatedPlayer, log_page::EventEntry, LogEvent};
+use racko::store::GameStatus;
+use racko_bots::Level;
+use racko_rules::{Action, Event, Game, Options, Phase, RoundDeal, Seed, View, Viewer};
 
-/// The slot index 0..12 where `value` belongs on a rack of numbers 1..=max.
-fn band(value: u16, max: u16) -> usize {
-    ((usize::from(value.saturating_sub(1)) * 12) / usize::from(max.max(1))).min(11)
-}
-
-/// The action the sample player takes from `view`, if any is legal for it.
+/// The action the sample player takes from `view`, if any is legal for it: the computer
+/// players' `basic` level (each slot kept to its band of numbers, Racko called when possible).
 pub fn choose(view: &View) -> Option<Action> {
-    let legal = &view.legal_actions;
-    let has = |a: &Action| legal.contains(a);
-    if has(&Action::CallRacko) {
-        return Some(Action::CallRacko);
-    }
-    let max = view.options.deck_counts().max_number;
-    let rack: Vec<Option<Card>> = view
-        .rack
-        .as_ref()
-        .map(|slots| slots.iter().map(|s| s.card).collect())
-        .unwrap_or_default();
-    let fits = |index: usize| match rack.get(index).copied().flatten() {
-        Some(Card::Number { value }) => band(value, max) == index,
-        Some(Card::Joker) => true,
-        _ => false,
-    };
-    if let Some(Card::Number { value }) = view.blitz_card {
-        let wanted = band(value, max);
-        return legal
-            .iter()
-            .filter_map(|a| match a {
-                Action::PlaceBlitzCard { slot } => Some((*a, slot.index()?.abs_diff(wanted))),
-                _ => None,
-            })
-            .min_by_key(|(_, distance)| *distance)
-            .map(|(a, _)| a);
-    }
-    if let Some(Card::Number { value }) = view.drawn {
-        let place = Action::PlaceDrawn {
-            slot: Slot::from_index(band(value, max)),
-        };
-        if !fits(band(value, max)) && has(&place) {
-            return Some(place);
-        }
-    }
-    if has(&Action::DiscardDrawn) {
-        return Some(Action::DiscardDrawn);
-    }
-    if let Some(Card::Number { value }) = view.discard.last() {
-        let take = Action::TakeDiscard {
-            slot: Slot::from_index(band(*value, max)),
-        };
-        if !fits(band(*value, max)) && has(&take) {
-            return Some(take);
-        }
-    }
-    if has(&Action::Draw) {
-        return Some(Action::Draw);
-    }
-    legal.first().copied()
+    racko_bots::decide(Level::Basic, view, 0)
 }
 
 /// The seed of round `round` of sample game `game` (deterministic, so runs compare).
@@ -168,7 +117,7 @@ pub fn export(
         game_id,
         rules_version: racko_rules::RULES_VERSION,
         options: options.clone(),
-        status: PublicStatus::Finished,
+        status: GameStatus::Finished,
         viewer: Viewer::Everyone,
         seats: players,
         exported_at: start,

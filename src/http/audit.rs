@@ -18,7 +18,7 @@ use crate::{
         replay::{self, ReplayView},
         verify::{self, VerifyReport},
     },
-    service::PublicStatus,
+    store::GameStatus,
     store::Role,
 };
 
@@ -125,7 +125,7 @@ pub async fn verify_game(
     let doc = state
         .db(move |store| export::export_game(store, &caller, id))
         .await?;
-    if doc.status != PublicStatus::Finished || !doc.complete {
+    if doc.status != GameStatus::Finished || !doc.complete {
         return Err(ServiceError::new(
             Code::GameNotFinished,
             "only a finished game's complete record can be verified",

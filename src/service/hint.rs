@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::view::PublicStatus;
 use super::{cancelled, load_game, seat_of, Caller};
 use crate::error::{Code, ServiceError};
+use crate::store::GameStatus;
 use crate::store::Store;
 
 /// The level every hint is played at.
@@ -32,15 +32,15 @@ pub struct Hint {
 pub fn hint(store: &Store, caller: &Caller, id: Uuid) -> Result<Hint, ServiceError> {
     let game = load_game(store, id)?;
     let seat = seat_of(&game, caller.id).ok_or_else(|| super::access::no_seat(&game, caller.id))?;
-    match PublicStatus::of(&game) {
-        PublicStatus::Open => {
+    match game.status {
+        GameStatus::Open => {
             return Err(ServiceError::new(
                 Code::GameNotStarted,
                 "the game starts when every seat is taken",
             ))
         }
-        PublicStatus::Cancelled => return Err(cancelled()),
-        PublicStatus::Active | PublicStatus::Finished => {}
+        GameStatus::Cancelled => return Err(cancelled()),
+        GameStatus::Active | GameStatus::Finished => {}
     }
     // The seat's own projection: exactly what the player sees (never `Viewer::Everyone`).
     let view = game.state.view(Viewer::Seat { seat });

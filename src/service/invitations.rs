@@ -11,9 +11,10 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::access;
-use super::view::{GameView, PublicStatus};
+use super::view::GameView;
 use super::{blocks, cancelled, game_error, seat_of, Caller, Service};
 use crate::error::{Code, ServiceError};
+use crate::store::GameStatus;
 use crate::store::{
     GameQuery, GameRecord, Invitee, NewFeedItem, NewGame, SeatRecord, Store, StoreError,
     UpdateError,
@@ -85,10 +86,10 @@ fn check_creator_of_open(game: &GameRecord, caller: &Caller) -> Result<(), Servi
             None => access::no_seat(game, caller.id),
         });
     }
-    match PublicStatus::of(game) {
-        PublicStatus::Open => Ok(()),
-        PublicStatus::Cancelled => Err(cancelled()),
-        PublicStatus::Active | PublicStatus::Finished => Err(ServiceError::new(
+    match game.status {
+        GameStatus::Open => Ok(()),
+        GameStatus::Cancelled => Err(cancelled()),
+        GameStatus::Active | GameStatus::Finished => Err(ServiceError::new(
             Code::GameStarted,
             "invitations are for a game that waits for players",
         )),

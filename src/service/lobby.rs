@@ -21,7 +21,7 @@ use super::computer::{self, ComputerSeat};
 use super::due;
 use super::idempotency::{IdempotencyKey, Reply};
 use super::log_event::SeatedPlayer;
-use super::view::{GameView, PublicStatus};
+use super::view::GameView;
 use super::write::{change_game, create_game, deal_round, Asker, Decision, Expect, Logged};
 use super::{cancelled, game_not_found, random, seat_of, Caller, LogEvent, Service};
 use crate::error::{Code, ServiceError};
@@ -306,21 +306,21 @@ fn join_decision(
     if !known && !access::may_see(game, caller.id) {
         return Err(game_not_found());
     }
-    match PublicStatus::of(game) {
-        PublicStatus::Cancelled => return Err(cancelled()),
+    match game.status {
+        GameStatus::Cancelled => return Err(cancelled()),
         _ if seat_of(game, caller.id).is_some() => {
             return Err(ServiceError::new(
                 Code::AlreadyJoined,
                 "you already have a seat at this table",
             ))
         }
-        PublicStatus::Active | PublicStatus::Finished => {
+        GameStatus::Active | GameStatus::Finished => {
             return Err(ServiceError::new(
                 Code::GameStarted,
                 "this game has started",
             ))
         }
-        PublicStatus::Open => {}
+        GameStatus::Open => {}
     }
     if !access::may_join(game, caller.id, by) || shunned.sits_at(game) {
         // Not for this account (or not this way; or someone at the table blocks it, or it
@@ -357,10 +357,10 @@ fn join_decision(
 
 fn leave_decision(game: &GameRecord, caller: &Caller) -> Result<Decision, ServiceError> {
     let seat = seat_of(game, caller.id).ok_or_else(|| access::no_seat(game, caller.id))?;
-    match PublicStatus::of(game) {
-        PublicStatus::Open => {}
-        PublicStatus::Cancelled => return Err(cancelled()),
-        PublicStatus::Active | PublicStatus::Finished => {
+    match game.status {
+        GameStatus::Open => {}
+        GameStatus::Cancelled => return Err(cancelled()),
+        GameStatus::Active | GameStatus::Finished => {
             return Err(ServiceError::new(
                 Code::GameStarted,
                 "a started game cannot be left",

@@ -118,8 +118,8 @@ pub fn page(
     // round this state thinks open (or unknown), so it is projected as hidden, never the reverse.
     let record = super::access::load_visible(store, game, caller.id)?;
     // A finished game's log no longer grows: a replica that has all of it may answer.
-    let reader = match super::PublicStatus::of(&record) {
-        super::PublicStatus::Finished => store.reader_at(game, record.last_seq),
+    let reader = match record.status {
+        crate::store::GameStatus::Finished => store.reader_at(game, record.last_seq),
         _ => store.clone(),
     };
     let stored = reader.events(game, after, limit)?;

@@ -41,7 +41,7 @@ pub mod write;
 pub use context::{Caches, Service};
 pub use idempotency::{IdempotencyKey, Reply};
 pub use log_event::LogEvent;
-pub use view::{GameSummary, GameView, PlayerView, PublicStatus};
+pub use view::{GameSummary, GameView, PlayerView};
 
 use racko_rules::{Seat, Viewer};
 use uuid::Uuid;

@@ -10,10 +10,11 @@ use uuid::Uuid;
 
 use super::idempotency::{IdempotencyKey, Reply};
 use super::log_page::{EventEntry, Projection};
-use super::view::{GameView, PublicStatus};
+use super::view::GameView;
 use super::write::{change_game, Asker, Decision, Expect, Written};
 use super::{cancelled, seat_of, Caller, LogEvent, Service};
 use crate::error::{Code, ServiceError};
+use crate::store::GameStatus;
 use crate::store::{GameRecord, StoredAs};
 
 /// An action with the version of the game the client saw (or send it as `If-Match`).
@@ -127,15 +128,15 @@ fn action_result(written: &Written<'_>, caller: &Caller) -> ActionResult {
 /// The caller's seat in a started game that the caller still plays himself.
 fn playing_seat(game: &GameRecord, caller: &Caller) -> Result<Seat, ServiceError> {
     let seat = seat_of(game, caller.id).ok_or_else(|| super::access::no_seat(game, caller.id))?;
-    match PublicStatus::of(game) {
-        PublicStatus::Open => {
+    match game.status {
+        GameStatus::Open => {
             return Err(ServiceError::new(
                 Code::GameNotStarted,
                 "the game starts when every seat is taken",
             ))
         }
-        PublicStatus::Cancelled => return Err(cancelled()),
-        PublicStatus::Active | PublicStatus::Finished => {}
+        GameStatus::Cancelled => return Err(cancelled()),
+        GameStatus::Active | GameStatus::Finished => {}
     }
     if game.state.resigned(seat) && !game.state.is_over() {
         return Err(ServiceError::new(

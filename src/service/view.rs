@@ -10,27 +10,6 @@ use uuid::Uuid;
 use super::{seat_of, viewer_of};
 use crate::store::{GameRecord, GameStatus, Spectators, Visibility};
 
-/// A game's status as clients see it. `cancelled`: the creator left before it started.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PublicStatus {
-    Open,
-    Active,
-    Finished,
-    Cancelled,
-}
-
-impl PublicStatus {
-    pub fn of(game: &GameRecord) -> PublicStatus {
-        match game.status {
-            GameStatus::Open => PublicStatus::Open,
-            GameStatus::Active => PublicStatus::Active,
-            GameStatus::Finished => PublicStatus::Finished,
-            GameStatus::Cancelled => PublicStatus::Cancelled,
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PlayerView {
     pub seat: Seat,
@@ -47,7 +26,7 @@ pub struct PlayerView {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct GameView {
     pub id: Uuid,
-    pub status: PublicStatus,
+    pub status: GameStatus,
     /// Grows by one with every change; send it back with an action (or as `If-Match`).
     pub version: i64,
     pub rules_version: u32,
@@ -74,7 +53,7 @@ pub struct GameView {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct GameSummary {
     pub id: Uuid,
-    pub status: PublicStatus,
+    pub status: GameStatus,
     pub version: i64,
     pub options: Options,
     pub visibility: Visibility,
@@ -109,7 +88,7 @@ impl GameView {
         let my_seat = seat_of(game, caller);
         GameView {
             id: game.id,
-            status: PublicStatus::of(game),
+            status: game.status,
             version: game.version,
             rules_version: game.rules_version,
             options: game.options.clone(),
@@ -141,7 +120,7 @@ impl GameSummary {
         let taken = u8::try_from(game.seats.len()).unwrap_or(u8::MAX);
         GameSummary {
             id: game.id,
-            status: PublicStatus::of(game),
+            status: game.status,
             version: game.version,
             options: game.options.clone(),
             visibility: game.access.visibility,

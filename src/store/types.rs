@@ -53,8 +53,10 @@ impl std::fmt::Debug for Account {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A game's status as clients see it. `cancelled`: the creator left before it started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = PublicStatus)]
 pub enum GameStatus {
     /// Waiting for players.
     Open,

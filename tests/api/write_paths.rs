@@ -9,10 +9,10 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use serde_json::json;
 
+use crate::audit::stacked::decks;
+use crate::audit::{account, act, stacked_game};
 use crate::common::app::{spawn_app_with, TestApp};
 use crate::common::db::{enabled, TestBackend};
-use crate::service::audit::stacked::decks;
-use crate::service::audit::{account, act, stacked_game};
 
 /// The rows a change writes besides the game, in order, as stored text.
 #[derive(QueryableByName)]

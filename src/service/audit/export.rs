@@ -12,7 +12,8 @@ use super::log::GameLog;
 use crate::error::ServiceError;
 use crate::service::log_event::SeatedPlayer;
 use crate::service::log_page::{EventEntry, Projection};
-use crate::service::{viewer_of, Caller, LogEvent, PublicStatus};
+use crate::service::{viewer_of, Caller, LogEvent};
+use crate::store::GameStatus;
 use crate::store::Store;
 
 /// The `format` of every export.
@@ -32,7 +33,7 @@ pub struct GameExport {
     /// The rules version the game was played under.
     pub rules_version: u32,
     pub options: Options,
-    pub status: PublicStatus,
+    pub status: GameStatus,
     /// True when this is the full record: the game has ended and everything is public (R8.2).
     /// False: the events are projected for `viewer` and unrevealed seeds are absent.
     pub complete: bool,
@@ -97,7 +98,7 @@ pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExpor
         game_id: id,
         rules_version: record.rules_version,
         options: log.options().clone(),
-        status: PublicStatus::of(record),
+        status: record.status,
         viewer: viewer_of(record, caller.id),
         seats: players,
         exported_at: Utc::now(),
@@ -110,7 +111,7 @@ pub struct ExportHead {
     pub game_id: Uuid,
     pub rules_version: u32,
     pub options: Options,
-    pub status: PublicStatus,
+    pub status: GameStatus,
     pub viewer: Viewer,
     /// The seats now, used until the log names the players (`game_started`).
     pub seats: Vec<SeatedPlayer>,

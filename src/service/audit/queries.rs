@@ -13,7 +13,8 @@ use uuid::Uuid;
 use crate::error::{Code, ServiceError};
 use crate::service::log_event::SeatedPlayer;
 use crate::service::log_page::Projection;
-use crate::service::{Caller, LogEvent, PublicStatus};
+use crate::service::{Caller, LogEvent};
+use crate::store::GameStatus;
 use crate::store::{Account, AuditEventQuery, GameRecord, Store};
 
 pub const DEFAULT_LIMIT: i64 = 100;
@@ -68,7 +69,7 @@ pub struct EventFilter {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct HistoryGame {
     pub game_id: Uuid,
-    pub status: PublicStatus,
+    pub status: GameStatus,
     /// The player's seat.
     pub seat: Seat,
     pub players: Vec<SeatedPlayer>,
@@ -260,7 +261,7 @@ pub fn history(
         .iter()
         .map(|(record, seat)| HistoryGame {
             game_id: record.id,
-            status: PublicStatus::of(record),
+            status: record.status,
             seat: *seat,
             players: record
                 .seats
