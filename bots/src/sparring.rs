@@ -32,15 +32,18 @@ use crate::sight::{Sight, Slots, EMPTY, JOKER};
 pub enum Sparring {
     Max,
     Band,
+    /// racko-ai's "Kyle hard" (see `kyle.rs`).
+    Kyle,
 }
 
 impl Sparring {
-    pub const ALL: [Sparring; 2] = [Sparring::Max, Sparring::Band];
+    pub const ALL: [Sparring; 3] = [Sparring::Max, Sparring::Band, Sparring::Kyle];
 
     pub fn name(self) -> &'static str {
         match self {
             Sparring::Max => "max",
             Sparring::Band => "band",
+            Sparring::Kyle => "kyle",
         }
     }
 }
@@ -57,7 +60,7 @@ impl FromStr for Sparring {
         Sparring::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown sparring partner {s:?} (max or band)"))
+            .ok_or_else(|| format!("unknown sparring partner {s:?} (max, band or kyle)"))
     }
 }
 
@@ -78,9 +81,18 @@ pub fn decide(partner: Sparring, view: &View) -> Option<Action> {
         Sparring::Max => usable_run(rack, sight.max),
         // The run breaks ties, so a rack whose every card is in band still gets ordered.
         Sparring::Band => in_band(&sight, rack) * 16 + usable_run(rack, sight.max),
+        // Kyle picks its slots by its ranges (below); the run only settles its events.
+        Sparring::Kyle => usable_run(rack, sight.max),
     };
     let has = |a: Action| legal.contains(&a).then_some(a);
+    let kyle = |card, inside| crate::kyle::slot_for(&sight.rack, card, sight.max, inside);
     let chosen = match (legal.first()?, sight.stage) {
+        (_, Some(TurnStage::Begin)) if partner == Sparring::Kyle => kyle(sight.top, false)
+            .and_then(|slot| has(Action::TakeDiscard { slot }))
+            .or_else(|| has(Action::Draw)),
+        (_, Some(TurnStage::Drawn)) if partner == Sparring::Kyle => kyle(sight.drawn, true)
+            .and_then(|slot| has(Action::PlaceDrawn { slot }))
+            .or_else(|| has(Action::DiscardDrawn)),
         (Action::ChooseDeal { .. }, _) => has(Action::ChooseDeal { blitz: false }),
         (Action::PlaceBlitzCard { .. }, _) => blitz_slot(&sight, legal),
         (_, Some(TurnStage::Begin)) => improving_slot(&sight.rack, sight.top, &judge)
