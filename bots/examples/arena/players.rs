@@ -29,9 +29,9 @@ impl Player {
         if let Ok(level) = name.parse::<Level>() {
             return Ok(Player::Level(level));
         }
-        name.parse::<Sparring>()
-            .map(Player::Sparring)
-            .map_err(|_| format!("{name}: not a level, a sparring partner (max, band, kyle) or tuned"))
+        name.parse::<Sparring>().map(Player::Sparring).map_err(|_| {
+            format!("{name}: not a level, a sparring partner (max, band, kyle) or tuned")
+        })
     }
 
     pub fn decide(self, view: &View, seed: u64) -> Option<Action> {
