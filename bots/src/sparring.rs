@@ -13,9 +13,10 @@
 //!   assignment's sample players): slot i wants the i-th twelfth of the numbers, widened by half
 //!   a band each side; keep a card that lands in a slot whose card is out of its widened band
 //!   (among racks with as many cards in band, the longer usable run is better).
+//! - `kyle`: racko-ai's "Kyle hard": anchors and the ranges between them (see `kyle.rs`).
 //!
-//! Our choices, for both: a joker is placed where it lengthens the run most (it fits anywhere,
-//! R4.1); Racko is called whenever the rack is in order, off turn too (R4.2); a card swap
+//! Our choices, for all three (Kyle's jokers: see `kyle.rs`): a joker is placed where it
+//! lengthens the run most (it fits anywhere, R4.1); Racko is called whenever the rack is in order, off turn too (R4.2); a card swap
 //! (R3.4) gives the first card outside the run for the same slot of the leading opponent; a
 //! rack swap goes to the leading opponent; the dealer deals normally and a Blitz card goes to
 //! its band's slot or the nearest empty one (R7.3).
