@@ -15,11 +15,11 @@
 //!   (among racks with as many cards in band, the longer usable run is better).
 //! - `kyle`: racko-ai's "Kyle hard": anchors and the ranges between them (see `kyle.rs`).
 //!
-//! Our choices, for all three (Kyle's jokers: see `kyle.rs`): a joker is placed where it
-//! lengthens the run most (it fits anywhere, R4.1); Racko is called whenever the rack is in order, off turn too (R4.2); a card swap
-//! (R3.4) gives the first card outside the run for the same slot of the leading opponent; a
-//! rack swap goes to the leading opponent; the dealer deals normally and a Blitz card goes to
-//! its band's slot or the nearest empty one (R7.3).
+//! Our choices, for all three (Kyle's jokers: see `kyle.rs`): a joker is placed where it lengthens
+//! the run most (it fits anywhere, R4.1); Racko is called whenever the rack is in order, off turn
+//! too (R4.2); a card swap (R3.4) gives the first card outside the run for the same slot of the
+//! leading opponent; a rack swap goes to the leading opponent; the dealer deals normally and a
+//! Blitz card goes to its band's slot or the nearest empty one (R7.3).
 
 use std::fmt;
 use std::str::FromStr;
