@@ -29,6 +29,12 @@ pub struct Tuning {
     pub bonus_weight: f32,
     /// Where a card goes is chosen by the cost expected after one more draw (expert only).
     pub lookahead: bool,
+    /// The cost (draws) a rack swap leaves this seat with: the rack it gets in exchange, as
+    /// far as it can guess. 0: a drawn rack swap is valued as leaving the rack as it is.
+    pub rival_cost: f32,
+    /// Draws of cost that leaving the most wanted card (a 1 or the highest number) on the
+    /// discard pile for the next seat is worth; middle cards count less (`Field::feed`).
+    pub feed_weight: f32,
 }
 
 impl Tuning {
@@ -40,6 +46,8 @@ impl Tuning {
         gap_power: 2.0,
         bonus_weight: 0.0,
         lookahead: false,
+        rival_cost: 0.0,
+        feed_weight: 0.0,
     };
 }
 
@@ -84,6 +92,38 @@ impl Field {
             tuning,
             bonus: sight.bonus && tuning.bonus_weight > 0.0,
         }
+    }
+
+    /// The summed cost and weight of the event cards a draw may bring, the rack costing `now`:
+    /// a rack swap (R3.4) hands this seat another rack, of `rival_cost` when that is weighed;
+    /// any other event leaves the rack as it is.
+    pub(crate) fn events(&self, sight: &Sight, now: f32) -> (f32, f32) {
+        let events = f32::from(sight.events_unseen);
+        let swaps = f32::from(sight.rack_swaps_unseen);
+        if self.tuning.rival_cost > 0.0 {
+            (
+                (events - swaps) * now + swaps * self.tuning.rival_cost,
+                events,
+            )
+        } else {
+            (events * now, events)
+        }
+    }
+
+    /// What leaving `card` on top of the discard pile gives the next seat, in draws: every
+    /// rack wants its lowest and highest cards, so the ends of the numbers are taken most
+    /// surely; a joker fits any rack.
+    pub(crate) fn feed(&self, card: u16) -> f32 {
+        let w = self.tuning.feed_weight;
+        if w == 0.0 || card == EMPTY {
+            return 0.0;
+        }
+        if card == JOKER {
+            return w;
+        }
+        let max = f32::from(self.max);
+        let edge = (2.0 * f32::from(card) - (max + 1.0)) / (max - 1.0).max(1.0);
+        w * edge.powi(4)
     }
 
     /// The weight of the values strictly between `lo` and `hi` (0 and max+1 are the ends).

@@ -10,7 +10,7 @@
 use racko_rules::{Action, TurnStage};
 
 use crate::eval::{Field, Tuning};
-use crate::sight::{Sight, Slots, JOKER};
+use crate::sight::{Sight, Slots, EMPTY, JOKER};
 use crate::strong::{self, best_with, slot_card, with_card, CHURN};
 
 /// The `expert` level's weights (tuned in the arena, see `docs/bots.md`).
@@ -21,6 +21,8 @@ pub const TUNED: Tuning = Tuning {
     gap_power: 2.0,
     bonus_weight: 0.0,
     lookahead: true,
+    rival_cost: 0.0,
+    feed_weight: 0.0,
 };
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {
@@ -58,7 +60,16 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<
         if k >= DEEPER && moved {
             continue;
         }
-        let score = after_next_draw(sight, &field, rack) + if moved { CHURN } else { 0.0 };
+        // The card this choice lays on the discard pile, for the next seat.
+        let laid = match action {
+            Action::TakeDiscard { slot } | Action::PlaceDrawn { slot } => {
+                slot.index().map_or(EMPTY, |i| sight.rack[i])
+            }
+            _ => placing,
+        };
+        let score = after_next_draw(sight, &field, rack)
+            + field.feed(laid)
+            + if moved { CHURN } else { 0.0 };
         if score < best.1 {
             best = (*action, score);
         }
@@ -85,8 +96,8 @@ fn after_next_draw(sight: &Sight, field: &Field, rack: &Slots) -> f32 {
         total += jokers * best_with(field, rack, JOKER, now);
         weight += jokers;
     }
-    let events = f32::from(sight.events_unseen);
-    total += events * now;
+    let (cost, events) = field.events(sight, now);
+    total += cost;
     weight += events;
     if weight == 0.0 {
         now

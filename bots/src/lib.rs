@@ -14,6 +14,7 @@ mod basic;
 mod dice;
 mod eval;
 pub mod expert;
+mod kyle;
 mod level;
 mod random;
 mod runs;

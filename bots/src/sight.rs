@@ -24,6 +24,8 @@ pub(crate) struct Sight {
     pub discarded: Vec<bool>,
     pub jokers_unseen: u16,
     pub events_unseen: u16,
+    /// Of those, the rack swaps (R3.4): every unseen event card is in the stock.
+    pub rack_swaps_unseen: u16,
     pub stock_size: u32,
     /// The seat expects to act (else only an off-turn Racko call is possible).
     pub awaited: bool,
@@ -60,6 +62,7 @@ impl Sight {
         let mut discarded = vec![false; usize::from(max) + 1];
         let (mut jokers, mut events) =
             (deck.jokers, deck.card_swaps + deck.skips + deck.rack_swaps);
+        let mut rack_swaps = deck.rack_swaps;
         let mut see = |card: &Card, in_discard: bool| match card {
             Card::Number { value } => {
                 if let Some(u) = unseen.get_mut(usize::from(*value)) {
@@ -72,6 +75,10 @@ impl Sight {
                 }
             }
             Card::Joker => jokers = jokers.saturating_sub(1),
+            Card::RackSwap => {
+                rack_swaps = rack_swaps.saturating_sub(1);
+                events = events.saturating_sub(1);
+            }
             _ => events = events.saturating_sub(1),
         };
         for card in &view.discard {
@@ -98,6 +105,7 @@ impl Sight {
             discarded,
             jokers_unseen: jokers,
             events_unseen: events,
+            rack_swaps_unseen: rack_swaps,
             stock_size: view.stock_size,
             awaited: view.awaiting.contains(&me),
             stage,

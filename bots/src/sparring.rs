@@ -13,12 +13,13 @@
 //!   assignment's sample players): slot i wants the i-th twelfth of the numbers, widened by half
 //!   a band each side; keep a card that lands in a slot whose card is out of its widened band
 //!   (among racks with as many cards in band, the longer usable run is better).
+//! - `kyle`: racko-ai's "Kyle hard": anchors and the ranges between them (see `kyle.rs`).
 //!
-//! Our choices, for both: a joker is placed where it lengthens the run most (it fits anywhere,
-//! R4.1); Racko is called whenever the rack is in order, off turn too (R4.2); a card swap
-//! (R3.4) gives the first card outside the run for the same slot of the leading opponent; a
-//! rack swap goes to the leading opponent; the dealer deals normally and a Blitz card goes to
-//! its band's slot or the nearest empty one (R7.3).
+//! Our choices, for all three (Kyle's jokers: see `kyle.rs`): a joker is placed where it lengthens
+//! the run most (it fits anywhere, R4.1); Racko is called whenever the rack is in order, off turn
+//! too (R4.2); a card swap (R3.4) gives the first card outside the run for the same slot of the
+//! leading opponent; a rack swap goes to the leading opponent; the dealer deals normally and a
+//! Blitz card goes to its band's slot or the nearest empty one (R7.3).
 
 use std::fmt;
 use std::str::FromStr;
@@ -32,15 +33,18 @@ use crate::sight::{Sight, Slots, EMPTY, JOKER};
 pub enum Sparring {
     Max,
     Band,
+    /// racko-ai's "Kyle hard" (see `kyle.rs`).
+    Kyle,
 }
 
 impl Sparring {
-    pub const ALL: [Sparring; 2] = [Sparring::Max, Sparring::Band];
+    pub const ALL: [Sparring; 3] = [Sparring::Max, Sparring::Band, Sparring::Kyle];
 
     pub fn name(self) -> &'static str {
         match self {
             Sparring::Max => "max",
             Sparring::Band => "band",
+            Sparring::Kyle => "kyle",
         }
     }
 }
@@ -57,7 +61,7 @@ impl FromStr for Sparring {
         Sparring::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown sparring partner {s:?} (max or band)"))
+            .ok_or_else(|| format!("unknown sparring partner {s:?} (max, band or kyle)"))
     }
 }
 
@@ -78,9 +82,18 @@ pub fn decide(partner: Sparring, view: &View) -> Option<Action> {
         Sparring::Max => usable_run(rack, sight.max),
         // The run breaks ties, so a rack whose every card is in band still gets ordered.
         Sparring::Band => in_band(&sight, rack) * 16 + usable_run(rack, sight.max),
+        // Kyle picks its slots by its ranges (below); the run only settles its events.
+        Sparring::Kyle => usable_run(rack, sight.max),
     };
     let has = |a: Action| legal.contains(&a).then_some(a);
+    let kyle = |card, inside| crate::kyle::slot_for(&sight.rack, card, sight.max, inside);
     let chosen = match (legal.first()?, sight.stage) {
+        (_, Some(TurnStage::Begin)) if partner == Sparring::Kyle => kyle(sight.top, false)
+            .and_then(|slot| has(Action::TakeDiscard { slot }))
+            .or_else(|| has(Action::Draw)),
+        (_, Some(TurnStage::Drawn)) if partner == Sparring::Kyle => kyle(sight.drawn, true)
+            .and_then(|slot| has(Action::PlaceDrawn { slot }))
+            .or_else(|| has(Action::DiscardDrawn)),
         (Action::ChooseDeal { .. }, _) => has(Action::ChooseDeal { blitz: false }),
         (Action::PlaceBlitzCard { .. }, _) => blitz_slot(&sight, legal),
         (_, Some(TurnStage::Begin)) => improving_slot(&sight.rack, sight.top, &judge)

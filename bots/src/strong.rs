@@ -43,10 +43,12 @@ pub(crate) fn play(sight: &Sight, legal: &[Action], field: &Field) -> Option<Act
             let card = slot_card(sight.drawn);
             cheapest(legal, |a| match a {
                 // A card that changes nothing is thrown away rather than churned.
-                Action::PlaceDrawn { slot } => {
-                    Some(field.cost(&with_card(&sight.rack, *slot, card)) + CHURN)
-                }
-                Action::DiscardDrawn => Some(field.cost(&sight.rack)),
+                Action::PlaceDrawn { slot } => Some(
+                    field.cost(&with_card(&sight.rack, *slot, card))
+                        + CHURN
+                        + field.feed(slot.index().map_or(EMPTY, |i| sight.rack[i])),
+                ),
+                Action::DiscardDrawn => Some(field.cost(&sight.rack) + field.feed(card)),
                 _ => None,
             })
         }
@@ -141,9 +143,9 @@ fn expected_draw(sight: &Sight, field: &Field, now: f32) -> f32 {
             total += jokers * best_with(field, &sight.rack, JOKER, now);
             weight += jokers;
         }
-        // An event card leaves the rack as it is (a skip) or changes it blindly.
-        let events = f32::from(sight.events_unseen);
-        total += events * now;
+        // An event card leaves the rack as it is (a skip), changes it blindly or swaps it.
+        let (cost, events) = field.events(sight, now);
+        total += cost;
         weight += events;
     }
     if weight == 0.0 {

@@ -3,7 +3,7 @@
 //! was, at every position of many whole games.
 
 use racko_bots::sparring::{self, Sparring};
-use racko_bots::{decide, Level};
+use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
 use racko_rules::{BlitzMode, Game, Options, Phase, Seat, Viewer};
 use serde_json::Value;
 
@@ -91,6 +91,18 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                     let seed = positions as u64;
                     assert_eq!(decide(level, &twin_view, seed), decide(level, &view, seed));
                 }
+                // The weights that read more of the view (the unseen rack swaps, the card
+                // laid for the next seat) must not see more than it either.
+                let tuned = Tuning {
+                    rival_cost: 15.0,
+                    feed_weight: 2.0,
+                    bonus_weight: 0.05,
+                    ..expert::TUNED
+                };
+                assert_eq!(
+                    decide_expert_with(tuned, &twin_view),
+                    decide_expert_with(tuned, &view)
+                );
                 for partner in Sparring::ALL {
                     assert_eq!(
                         sparring::decide(partner, &twin_view),

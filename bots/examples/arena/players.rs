@@ -29,9 +29,9 @@ impl Player {
         if let Ok(level) = name.parse::<Level>() {
             return Ok(Player::Level(level));
         }
-        name.parse::<Sparring>()
-            .map(Player::Sparring)
-            .map_err(|_| format!("{name}: not a level, a sparring partner (max, band) or tuned"))
+        name.parse::<Sparring>().map(Player::Sparring).map_err(|_| {
+            format!("{name}: not a level, a sparring partner (max, band, kyle) or tuned")
+        })
     }
 
     pub fn decide(self, view: &View, seed: u64) -> Option<Action> {
@@ -76,6 +76,8 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "joker_share" => &mut tuning.joker_share,
             "gap_power" => &mut tuning.gap_power,
             "bonus_weight" => &mut tuning.bonus_weight,
+            "rival_cost" => &mut tuning.rival_cost,
+            "feed_weight" => &mut tuning.feed_weight,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;
