@@ -26,9 +26,12 @@ export function showTable(root: HTMLElement, id: string): () => void {
   const board = h("div", { class: "board", "data-testid": "board" });
   show(root, h("p", {}, h("a", { href: "/", "data-link": true }, t("home"))), live, note, board);
 
+  // While an action is on its way the board says so (aria-busy), and further presses wait
+  // for its answer rather than being sent with a version that is about to be stale.
   const act = (action: Action) => {
     if (!game || busy) return;
     busy = true;
+    board.setAttribute("aria-busy", "true");
     api
       .act(id, action, game.version)
       .then((result) => {
@@ -39,7 +42,10 @@ export function showTable(root: HTMLElement, id: string): () => void {
         note.textContent = errorText(err);
         refresh();
       })
-      .finally(() => (busy = false));
+      .finally(() => {
+        busy = false;
+        board.removeAttribute("aria-busy");
+      });
   };
 
   const render = (view: GameView) => {
@@ -78,6 +84,8 @@ export function showTable(root: HTMLElement, id: string): () => void {
     live.textContent = t(status);
     live.dataset.state = status;
     if (status === "live") refresh();
+    // signed out everywhere (here or elsewhere): the page asks to sign in again
+    if (status === "revoked") redraw();
   };
   const stream = follow(`/v1/games/${encodeURIComponent(id)}/stream`, refresh, onStatus);
 
