@@ -70,10 +70,14 @@ async function shoot(page, name) {
 }
 
 const timings = {};
+const t0 = Date.now();
+// Progress on stderr, so that a slow or stuck step shows where it is.
+const progress = (what) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
 try {
 
 // 1. One player against a computer seat, with the computer's name made hostile on the way in
 // (the API refuses such usernames, so the test rewrites its answers to check the rendering).
+progress("1. one player against a computer");
 {
   const started = Date.now();
   const page = await newPage();
@@ -114,7 +118,9 @@ try {
     domContentLoadedMedian: loads[1].domContentLoaded };
   await scan(page, "table");
   await shoot(page, "table");
+  progress("1. playing");
   const clicks = await playToEnd([page]);
+  progress(`1. game over after ${clicks} clicks; replay`);
   await page.getByTestId("winners").waitFor();
   await scan(page, "game over");
   await shoot(page, "game-over");
@@ -127,6 +133,7 @@ try {
 }
 
 // 2. Two people, two browser contexts, and a third watching: invite by link, play to the end.
+progress("2. two players and a spectator");
 {
   const started = Date.now();
   const [ann, ben, cy] = [await newPage(), await newPage({ width: 390, height: 844 }), await newPage()];
@@ -154,6 +161,7 @@ try {
   const pages = [ann, ben, cy];
   let clicks = await playSome([ann, ben], 4, [cy]);
   const navigations = await Promise.all(pages.map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
+  progress("2. restarting the server");
   restarting = true;
   await server.stop();
   // the server ends its streams as it stops: every page says it has lost the connection
@@ -162,7 +170,9 @@ try {
   // the streams retry at most 5 s apart: each page is live again soon after the server is
   for (const page of pages) await page.locator("[data-testid=live][data-state=live]").waitFor({ timeout: 20_000 });
   restarting = false;
+  progress("2. playing on");
   clicks += await playToEnd([ann, ben], [cy]);
+  progress(`2. game over after ${clicks} clicks; record, replays, rematch`);
   const after = await Promise.all(pages.map((p) => p.evaluate(() => performance.getEntriesByType("navigation").length + ":" + performance.timeOrigin)));
   assert.deepEqual(after, navigations, "a page reloaded");
   for (const page of pages) await page.getByTestId("winners").waitFor();
@@ -208,6 +218,7 @@ try {
 
 // 3. A registered account: register, sign out, sign in with the password, start a game
 // against the computer and resign it.
+progress("3. a registered account");
 {
   const page = await newPage({ width: 390, height: 844 });
   const name = `dee-${Date.now() % 100000}`;

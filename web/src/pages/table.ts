@@ -1,7 +1,7 @@
 // The table: my rack with its slot labels, the discard pile's top, the stock, the other racks
 // face down, scores and round, and every legal action as a button (and a few keys). The page
 // only ever shows what the API projected for the caller (R8).
-import { api, type Action, type GameView, type View } from "../api";
+import { api, ApiError, type Action, type GameView, type View } from "../api";
 import { cardText } from "../cards";
 import { h, show } from "../dom";
 import { t } from "../i18n";
@@ -39,7 +39,9 @@ export function showTable(root: HTMLElement, id: string): () => void {
         render(result.view);
       })
       .catch((err) => {
-        note.textContent = errorText(err);
+        // The table moved on before the action arrived (another seat's move closed an
+        // off-turn Racko call, say): nothing to explain, the fresh table is the answer.
+        note.textContent = err instanceof ApiError && err.code === "stale_version" ? "" : errorText(err);
         refresh();
       })
       .finally(() => {
