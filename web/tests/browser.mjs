@@ -26,6 +26,11 @@ const browser = await chromium.launch({
 });
 
 const problems = [];
+// A move that loses a race (Racko called at any moment, R4.2, while another seat moves) is
+// answered 409 `stale_version`, which the browser logs as an error; the page reads the table
+// again and sends the move once more if it is still open. Those answers are counted, and
+// every 409 the browser logs must be one of them.
+const conflicts = { logged: 0, stale: 0 };
 // While the server is down on purpose, the browser logs the refused connections as errors.
 let restarting = false;
 async function newPage(viewport = { width: 1280, height: 900 }) {
@@ -34,7 +39,17 @@ async function newPage(viewport = { width: 1280, height: 900 }) {
   page.on("console", (m) => {
     if (m.type() !== "error") return;
     if (restarting && /net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|EMPTY_RESPONSE|INCOMPLETE_CHUNKED_ENCODING)/.test(m.text())) return;
+    if (m.text().includes("status of 409") && /\/v1\/games\/[^/]+\/actions$/.test(m.location().url ?? "")) {
+      conflicts.logged++;
+      return;
+    }
     problems.push(`console: ${m.text()} ${m.location().url ?? ""}`);
+  });
+  page.on("response", async (r) => {
+    if (r.status() !== 409 || !r.url().endsWith("/actions")) return;
+    const code = await r.json().then((p) => p.code, () => null);
+    if (code === "stale_version") conflicts.stale++;
+    else problems.push(`409 ${code} on ${r.url()}`);
   });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("dialog", (d) => { problems.push(`dialog: ${d.message()}`); void d.dismiss(); });
@@ -260,4 +275,5 @@ progress("3. a registered account");
   await server.close();
 }
 assert.deepEqual(problems, [], "console errors, page errors or dialogs");
-console.log(JSON.stringify({ ...timings, axeScanned: scanned }));
+assert.equal(conflicts.logged, conflicts.stale, "every 409 the browser logged was a lost race (stale_version)");
+console.log(JSON.stringify({ ...timings, staleMovesResent: conflicts.stale, axeScanned: scanned, wallSeconds: (Date.now() - t0) / 1000 }));

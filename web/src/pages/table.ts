@@ -28,25 +28,37 @@ export function showTable(root: HTMLElement, id: string): () => void {
 
   // While an action is on its way the board says so (aria-busy), and further presses wait
   // for its answer rather than being sent with a version that is about to be stale.
-  const act = (action: Action) => {
+  const act = (action: Action, resendIfStale = true) => {
     if (!game || busy) return;
     busy = true;
     board.setAttribute("aria-busy", "true");
+    let resend: Action | undefined;
     api
       .act(id, action, game.version)
       .then((result) => {
         note.textContent = "";
         render(result.view);
       })
-      .catch((err) => {
-        // The table moved on before the action arrived (another seat's move closed an
-        // off-turn Racko call, say): nothing to explain, the fresh table is the answer.
-        note.textContent = err instanceof ApiError && err.code === "stale_version" ? "" : errorText(err);
-        refresh();
+      .catch(async (err) => {
+        if (!(err instanceof ApiError && err.code === "stale_version")) {
+          note.textContent = errorText(err);
+          refresh();
+          return;
+        }
+        // The table moved on before the action arrived (Racko may be called at any moment,
+        // R4.2, while another seat moves): read it, and send the action once more if it is
+        // still open to this player; if not, the fresh table is the answer.
+        note.textContent = "";
+        const fresh = await api.game(id).catch(() => undefined);
+        if (!fresh) return refresh();
+        render(fresh);
+        const wanted = JSON.stringify(action);
+        if (resendIfStale && fresh.table.legal_actions.some((a) => JSON.stringify(a) === wanted)) resend = action;
       })
       .finally(() => {
         busy = false;
         board.removeAttribute("aria-busy");
+        if (resend) act(resend, false);
       });
   };
 
