@@ -131,6 +131,8 @@ progress("1. one player against a computer");
   loads.sort((x, y) => x.interactive - y.interactive);
   timings.tableInteractiveMs = { median: loads[1].interactive, max: loads[2].interactive,
     domContentLoadedMedian: loads[1].domContentLoaded };
+  // the target: interactive within a second of navigation
+  assert.ok(loads[1].interactive <= 1000, `the table was interactive ${loads[1].interactive} ms after navigation`);
   await scan(page, "table");
   await shoot(page, "table");
   progress("1. playing");
@@ -192,6 +194,8 @@ progress("2. two players and a spectator");
   assert.deepEqual(after, navigations, "a page reloaded");
   for (const page of pages) await page.getByTestId("winners").waitFor();
   timings.twoPlayerGame = { clicks, seconds: (Date.now() - started) / 1000, restartIncluded: true };
+  // the target: a full two-player game (the restart included) in under two minutes
+  assert.ok(timings.twoPlayerGame.seconds < 120, `the two-player game took ${timings.twoPlayerGame.seconds} s`);
   timings.comparedWithRecord = {
     ann: await compareWithRecord(ann, gameId, 0),
     ben: await compareWithRecord(ben, gameId, 1),
