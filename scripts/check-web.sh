@@ -56,7 +56,10 @@ if [ "$browser" = 0 ]; then
   exit 0
 fi
 log "browser tests against a real server"
-[ -x "$racko" ] || fail "$racko is missing (cargo test builds it)"
+# The server embeds web/dist/: build it (a no-op after `cargo test`), so that the browser
+# never runs against an older client than the one just checked.
+cargo build --locked -q --bin racko || fail "cannot build the server"
+[ -x "$racko" ] || fail "$racko is missing"
 started=$(date +%s%N)
 CHROMIUM="$(command -v chromium)" node "$web/tests/browser.mjs" "$racko" "$shots" ||
   fail "the browser tests failed"
