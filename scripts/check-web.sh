@@ -10,8 +10,10 @@
 #      contexts against each other, with the server restarted mid-game.
 # Tools are pinned in web/package-lock.json and installed into web/node_modules (git-ignored).
 # Screenshots (390 px and 1280 px) go to target/web-screenshots/.
-# `--no-browser` stops after step 2: .ci/test uses it while the browser run is not yet reliable
-# on every run (it fails now and then at a different step), so that CI stays trustworthy.
+# `--no-browser` stops after step 2 (a quick check of a client change; .ci/test runs all three).
+# The browser run prints its figures as one JSON line: the table's time to interactive after
+# a navigation (Performance API), each game's wall time and clicks, the seqs of the replays
+# compared and the pages scanned by axe-core.
 set -euo pipefail
 browser=1
 [ "${1:-}" = "--no-browser" ] && browser=0
@@ -54,7 +56,10 @@ if [ "$browser" = 0 ]; then
   exit 0
 fi
 log "browser tests against a real server"
-[ -x "$racko" ] || fail "$racko is missing (cargo test builds it)"
+# The server embeds web/dist/: build it (a no-op after `cargo test`), so that the browser
+# never runs against an older client than the one just checked.
+cargo build --locked -q --bin racko || fail "cannot build the server"
+[ -x "$racko" ] || fail "$racko is missing"
 started=$(date +%s%N)
 CHROMIUM="$(command -v chromium)" node "$web/tests/browser.mjs" "$racko" "$shots" ||
   fail "the browser tests failed"

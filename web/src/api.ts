@@ -55,7 +55,27 @@ export function renew(): Promise<boolean> {
   return renewing;
 }
 
-async function call<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
+// Calls under way, so that signing out everywhere can let them finish first: one still on its
+// way when the tokens are revoked would be refused (and the browser logs that 401 as an error).
+let pending = 0;
+let settled: (() => void)[] = [];
+
+/** Resolves once no call is under way. */
+export function idle(): Promise<void> {
+  return pending === 0 ? Promise.resolve() : new Promise((resolve) => settled.push(resolve));
+}
+
+function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  pending++;
+  return send<T>(method, path, body).finally(() => {
+    if (--pending > 0) return;
+    const waiting = settled;
+    settled = [];
+    waiting.forEach((resolve) => resolve());
+  });
+}
+
+async function send<T>(method: string, path: string, body?: unknown, retried = false): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   const bearer = token();
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
@@ -79,7 +99,7 @@ async function call<T>(method: string, path: string, body?: unknown, retried = f
       // not problem+json (a proxy's page): keep the status only
     }
     if (answer.status === 401) {
-      if (!retried && !path.startsWith("/v1/guests") && path !== "/v1/sessions" && (await renew())) return call<T>(method, path, body, true);
+      if (!retried && !path.startsWith("/v1/guests") && path !== "/v1/sessions" && (await renew())) return send<T>(method, path, body, true);
       forget();
     }
     throw new ApiError(answer.status, String(problem.code ?? "http_" + answer.status), problem.detail ?? answer.statusText);

@@ -2,10 +2,13 @@
 // Authorization header, which the browser's EventSource cannot send. Like EventSource, it
 // keeps the last `id:` and reconnects with `Last-Event-ID`, so nothing is missed or repeated
 // after a dropped connection or a server restart.
+// When the session is over (signed out everywhere, here or on another device), the server
+// sends `event: revoked` and ends the stream: the stream stops for good and says "revoked",
+// rather than reconnecting with a dead token and collecting 401s.
 import { renew } from "./api";
-import { token } from "./session";
+import { forget, token } from "./session";
 
-export type Status = "live" | "reconnecting";
+export type Status = "live" | "reconnecting" | "revoked";
 
 export interface Stream {
   close(): void;
@@ -27,7 +30,7 @@ export function follow(
     const bearer = token();
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     const answer = await fetch(path, { headers, signal: controller.signal });
-    if (answer.status === 401) await renew();
+    if (answer.status === 401 && !(await renew())) return revoked();
     if (!answer.ok || !answer.body) throw new Error(`stream answered ${answer.status}`);
     onStatus("live");
     wait = 500;
@@ -48,9 +51,17 @@ export function follow(
           else if (line.startsWith("event:")) kind = line.slice(6).trim();
           else if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
         }
+        if (kind === "revoked") return revoked();
         if (data || kind !== "message") onEvent(data, kind);
       }
     }
+  }
+
+  function revoked(): void {
+    closed = true;
+    controller.abort();
+    forget();
+    onStatus("revoked");
   }
 
   async function run(): Promise<void> {

@@ -1,6 +1,6 @@
 // Signing in (as a guest, with a new account or with a password) and signing out, on this
 // device or everywhere.
-import { api, ApiError, type AuthResponse } from "../api";
+import { api, ApiError, idle, type AuthResponse } from "../api";
 import { button, h } from "../dom";
 import { t } from "../i18n";
 import { forget, remember, username } from "../session";
@@ -71,8 +71,12 @@ export function signInBlock(after: () => void): HTMLElement {
   );
 }
 
-/** Who is signed in, and the two ways out. */
-export function accountBar(note: HTMLElement, after: () => void): HTMLElement {
+/**
+ * Who is signed in, and the two ways out. Before signing out everywhere, `quiet` stops the
+ * page's streams (it returns what starts them again) and the calls under way finish, so that
+ * nothing is sent with a token the server has just revoked.
+ */
+export function accountBar(note: HTMLElement, after: () => void, quiet: () => () => void = () => () => undefined): HTMLElement {
   return h(
     "header",
     { class: "row" },
@@ -88,13 +92,17 @@ export function accountBar(note: HTMLElement, after: () => void): HTMLElement {
     button(
       t("signOutEverywhere"),
       () => {
-        api
-          .signOutEverywhere()
+        const resume = quiet();
+        idle()
+          .then(() => api.signOutEverywhere())
           .then(() => {
             forget();
             after();
           })
-          .catch((err) => (note.textContent = errorText(err)));
+          .catch((err) => {
+            resume();
+            note.textContent = errorText(err);
+          });
       },
       { "data-testid": "sign-out-everywhere" },
     ),

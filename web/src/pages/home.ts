@@ -55,12 +55,25 @@ function inbox(): { el: HTMLElement; refresh: () => void } {
     }, { "data-testid": `tab-${f}`, "aria-pressed": String(f === filter) }),
   );
   const el = h("section", { "aria-labelledby": "inboxh" }, h("h2", { id: "inboxh" }, t("myGames")), h("p", { class: "row" }, ...tabs), list);
+  // One reading at a time, and one more when asked meanwhile (a tab pressed, a feed item):
+  // an older answer never lands after a newer one, and the list shows the filter it was read
+  // for. The stream replays the account's feed from its start, which would otherwise start a
+  // reading per item.
+  let reading = false;
+  let again = false;
   const refresh = () => {
     tabs.forEach((tab, i) => tab.setAttribute("aria-pressed", String((i === 0 ? "active" : "finished") === filter)));
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    const asked = filter;
     // the open games wait for players: they belong with the running ones
-    const lists = filter === "active" ? [api.myGames("active"), api.myGames("open")] : [api.myGames("finished")];
+    const lists = asked === "active" ? [api.myGames("active"), api.myGames("open")] : [api.myGames("finished")];
     Promise.all(lists)
       .then((pages) => {
+        if (asked !== filter) return; // another tab was pressed meanwhile: read again below
         // my turn first, then by deadline, then the newest
         const games = pages.flatMap((p) => p.games).sort(
           (a, b) =>
@@ -68,10 +81,17 @@ function inbox(): { el: HTMLElement; refresh: () => void } {
             (a.my_deadline ?? "~").localeCompare(b.my_deadline ?? "~") ||
             b.updated_at.localeCompare(a.updated_at),
         );
-        list.dataset.filter = filter;
+        list.dataset.filter = asked;
         list.replaceChildren(...(games.length ? games.map(summaryLine) : [h("li", {}, t("noGames"))]));
       })
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .finally(() => {
+        reading = false;
+        if (again || asked !== filter) {
+          again = false;
+          refresh();
+        }
+      });
   };
   return { el, refresh };
 }
@@ -94,8 +114,14 @@ function signedOutHome(root: HTMLElement, after: () => void): () => void {
 function signedInHome(root: HTMLElement, after: () => void): () => void {
   const note = h("p", { role: "alert", class: "note" });
   const box = inbox();
-  show(root, accountBar(note, after), note, newGameForm(note), joinForm(note), box.el);
+  // the feed wakes the inbox; a revoked session (signed out everywhere) shows the sign-in
+  const listen = () => follow("/v1/me/stream", () => box.refresh(), (status) => status === "revoked" && after());
+  const quiet = () => {
+    stream.close();
+    return () => (stream = listen());
+  };
+  show(root, accountBar(note, after, quiet), note, newGameForm(note), joinForm(note), box.el);
   box.refresh();
-  const stream = follow("/v1/me/stream", () => box.refresh(), () => undefined);
+  let stream = listen();
   return () => stream.close();
 }

@@ -1,7 +1,7 @@
 // The table: my rack with its slot labels, the discard pile's top, the stock, the other racks
 // face down, scores and round, and every legal action as a button (and a few keys). The page
 // only ever shows what the API projected for the caller (R8).
-import { api, type Action, type GameView, type View } from "../api";
+import { api, ApiError, type Action, type GameView, type View } from "../api";
 import { cardText } from "../cards";
 import { h, show } from "../dom";
 import { t } from "../i18n";
@@ -26,20 +26,40 @@ export function showTable(root: HTMLElement, id: string): () => void {
   const board = h("div", { class: "board", "data-testid": "board" });
   show(root, h("p", {}, h("a", { href: "/", "data-link": true }, t("home"))), live, note, board);
 
-  const act = (action: Action) => {
+  // While an action is on its way the board says so (aria-busy), and further presses wait
+  // for its answer rather than being sent with a version that is about to be stale.
+  const act = (action: Action, resendIfStale = true) => {
     if (!game || busy) return;
     busy = true;
+    board.setAttribute("aria-busy", "true");
+    let resend: Action | undefined;
     api
       .act(id, action, game.version)
       .then((result) => {
         note.textContent = "";
         render(result.view);
       })
-      .catch((err) => {
-        note.textContent = errorText(err);
-        refresh();
+      .catch(async (err) => {
+        if (!(err instanceof ApiError && err.code === "stale_version")) {
+          note.textContent = errorText(err);
+          refresh();
+          return;
+        }
+        // The table moved on before the action arrived (Racko may be called at any moment,
+        // R4.2, while another seat moves): read it, and send the action once more if it is
+        // still open to this player; if not, the fresh table is the answer.
+        note.textContent = "";
+        const fresh = await api.game(id).catch(() => undefined);
+        if (!fresh) return refresh();
+        render(fresh);
+        const wanted = JSON.stringify(action);
+        if (resendIfStale && fresh.table.legal_actions.some((a) => JSON.stringify(a) === wanted)) resend = action;
       })
-      .finally(() => (busy = false));
+      .finally(() => {
+        busy = false;
+        board.removeAttribute("aria-busy");
+        if (resend) act(resend, false);
+      });
   };
 
   const render = (view: GameView) => {
@@ -78,6 +98,8 @@ export function showTable(root: HTMLElement, id: string): () => void {
     live.textContent = t(status);
     live.dataset.state = status;
     if (status === "live") refresh();
+    // signed out everywhere (here or elsewhere): the page asks to sign in again
+    if (status === "revoked") redraw();
   };
   const stream = follow(`/v1/games/${encodeURIComponent(id)}/stream`, refresh, onStatus);
 
