@@ -5,7 +5,9 @@
 //! retried with exponential backoff (honouring `Retry-After`) on 429 and 5xx until the
 //! deadline or a day has passed, the device deleted when the provider says it is gone.
 //! Pushes are at least once: each carries the feed item's seq, and the providers collapse
-//! repeats by their collapse keys.
+//! repeats by their collapse keys. Sends do not wait for each other: each runs as a task of
+//! its own, at most [`IN_FLIGHT`] per process and [`PER_DEVICE`] per device, the accounts
+//! taken in turn (`store::push_outbox`).
 //!
 //! - [`text`]: what a push says, from the feed item alone (never a card, R8).
 //! - [`web`], [`apns`], [`fcm`]: the three protocols; [`vapid`]: the Web Push key.
@@ -33,8 +35,13 @@ use text::Notification;
 
 /// Pushes claimed per round at most.
 const BATCH: usize = 32;
-/// Sends in flight in one process at most.
-const IN_FLIGHT: usize = 64;
+/// Sends in flight in one process at most: more than an account's devices, so that one
+/// account whose every device hangs leaves room for the others.
+pub const IN_FLIGHT: usize = 64;
+/// Sends in flight to one device at most, over all processes: a device that hangs or fails
+/// holds up only its own pushes (which also reach it in order).
+pub const PER_DEVICE: i64 = 1;
+const _: () = assert!((crate::service::devices::MAX_DEVICES as usize) < IN_FLIGHT);
 /// The longest pause between two attempts.
 const MAX_DELAY: Duration = Duration::from_secs(3600);
 /// A push lives at least this long at the provider, even right before a deadline.
@@ -120,6 +127,7 @@ pub fn providers(config: &Config, store: &Store) -> crate::service::devices::Pro
         web_push: matches!(vapid::private_key(config, store), Ok(Some(k)) if !k.is_empty()),
         apns: config.push.apns.is_some(),
         fcm: config.push.fcm_service_account_file.is_some(),
+        web_push_http: config.push.allow_http,
     }
 }
 
@@ -178,7 +186,10 @@ pub async fn run(store: Store, config: Config, metrics: crate::metrics::Metrics)
         let lease = chrono::Duration::from_std(settings.timeout * 2 + Duration::from_secs(1))
             .unwrap_or(chrono::Duration::MAX);
         let until = now + lease;
-        let claimed = blocking(&store, move |s| s.claim_pushes(now, until, want as i64)).await;
+        let claimed = blocking(&store, move |s| {
+            s.claim_pushes(now, until, want as i64, PER_DEVICE)
+        })
+        .await;
         match claimed {
             Ok(claimed) => {
                 let full = claimed.len() == want;

@@ -23,9 +23,10 @@ pub const KINDS: &[&str] = &[
     "game_started",
     "game_cancelled",
     "player_joined",
+    "invited",
 ];
 /// What a device gets when it names no kinds.
-pub const DEFAULT_KINDS: &[&str] = &["your_turn", "deadline_near", "game_finished"];
+pub const DEFAULT_KINDS: &[&str] = &["your_turn", "deadline_near", "game_finished", "invited"];
 const MAX_ENDPOINT: usize = 2000;
 const MAX_TOKEN: usize = 4096;
 const LOG_LIMIT: i64 = 100;
@@ -40,6 +41,8 @@ pub enum PushKind {
     GameStarted,
     GameCancelled,
     PlayerJoined,
+    /// Someone invited the account to a game.
+    Invited,
 }
 
 impl PushKind {
@@ -51,6 +54,7 @@ impl PushKind {
             PushKind::GameStarted => "game_started",
             PushKind::GameCancelled => "game_cancelled",
             PushKind::PlayerJoined => "player_joined",
+            PushKind::Invited => "invited",
         }
     }
 }
@@ -81,7 +85,8 @@ pub struct WebPushKeys {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebPushSubscription {
-    /// The push service's URL for this subscription (https).
+    /// The push service's URL for this subscription: https (plain http only on a server in
+    /// development started with `RACKO_PUSH_ALLOW_HTTP`, for a local push service).
     #[schema(
         format = "uri",
         min_length = 8,
@@ -162,9 +167,10 @@ pub struct DeviceRequest {
     pub web_push: Option<WebPushSubscription>,
     pub apns: Option<ApnsDevice>,
     pub fcm: Option<FcmDevice>,
-    /// Feed kinds to push; missing: `your_turn`, `deadline_near`, `game_finished`.
+    /// Feed kinds to push; missing: `your_turn`, `deadline_near`, `game_finished`,
+    /// `invited`.
     #[serde(default)]
-    #[schema(max_items = 6)]
+    #[schema(max_items = 7)]
     pub kinds: Option<Vec<PushKind>>,
     #[serde(default)]
     pub language: Language,
@@ -228,6 +234,8 @@ pub struct Providers {
     pub web_push: bool,
     pub apns: bool,
     pub fcm: bool,
+    /// Web Push endpoints may be plain http (`RACKO_PUSH_ALLOW_HTTP`, development only).
+    pub web_push_http: bool,
 }
 
 fn invalid(detail: impl Into<String>) -> ServiceError {
@@ -263,6 +271,17 @@ fn minutes(what: &str, hhmm: &str) -> Result<i32, ServiceError> {
         return Err(bad());
     }
     Ok(h * 60 + m)
+}
+
+/// Web Push endpoints are https: the payload is encrypted, but the VAPID token and the
+/// headers are not. Plain http only when `http` (a local push service in development).
+pub fn secure_enough(endpoint: &str, http: bool) -> bool {
+    let scheme = endpoint.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    match scheme.as_deref() {
+        Some("https") => true,
+        Some("http") => http,
+        _ => false,
+    }
 }
 
 fn hhmm(minutes: i32) -> String {
@@ -301,6 +320,11 @@ fn device_of(
                 return Err(invalid(format!(
                     "the endpoint is longer than {MAX_ENDPOINT} characters"
                 )));
+            }
+            if !secure_enough(&web.endpoint, providers.web_push_http) {
+                return Err(invalid(
+                    "the endpoint must be an https URL (a browser's push service)",
+                ));
             }
             key_of("p256dh", &web.keys.p256dh, 65)?;
             key_of("auth", &web.keys.auth, 16)?;
@@ -480,6 +504,7 @@ mod tests {
             PushKind::GameStarted,
             PushKind::GameCancelled,
             PushKind::PlayerJoined,
+            PushKind::Invited,
         ];
         let names: Vec<&str> = all.iter().map(|k| k.name()).collect();
         assert_eq!(names, KINDS);
@@ -495,5 +520,15 @@ mod tests {
             assert!(minutes("from", bad).is_err(), "{bad}");
         }
         assert_eq!(hhmm(7 * 60 + 5), "07:05");
+    }
+
+    #[test]
+    fn web_push_endpoints_are_https_unless_told() {
+        assert!(secure_enough("https://push.example/x", false));
+        assert!(secure_enough("HTTPS://push.example/x", false));
+        assert!(!secure_enough("http://push.example/x", false));
+        assert!(secure_enough("http://localhost:8090/x", true));
+        assert!(!secure_enough("ftp://push.example/x", true));
+        assert!(!secure_enough("push.example/x", true));
     }
 }

@@ -1,0 +1,2 @@
+DROP INDEX push_outbox_claimed_idx;
+DROP INDEX push_outbox_device_pending_idx;
