@@ -342,7 +342,9 @@ async fn main() {
             "throughput, median of {} rounds [range]: {w:.0} [{wmin:.0}-{wmax:.0}] actions/s without devices, {d:.0} [{dmin:.0}-{dmax:.0}] with",
             args.rounds
         );
-        println!("throughput with pushes vs without: median ratio {r:.3} (min {rmin:.3}, max {rmax:.3})");
+        println!(
+            "throughput with pushes vs without: median ratio {r:.3} (min {rmin:.3}, max {rmax:.3})"
+        );
         Ok::<(), String>(())
     };
     if let Err(e) = run.await {

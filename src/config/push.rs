@@ -171,11 +171,22 @@ mod tests {
     #[test]
     fn plain_http_push_is_for_development_only() {
         let secret = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-        let flags = ["--env", "production", "--jwt-secret", secret, "--push-allow-http"];
+        let flags = [
+            "--env",
+            "production",
+            "--jwt-secret",
+            secret,
+            "--push-allow-http",
+        ];
         let err = parse(&flags).expect_err("refused in production");
         assert_eq!(err, ConfigError::HttpPushInProduction);
         assert!(err.to_string().contains("RACKO_PUSH_ALLOW_HTTP"), "{err}");
-        assert!(parse(&["--push-allow-http"]).expect("development").push.allow_http);
+        assert!(
+            parse(&["--push-allow-http"])
+                .expect("development")
+                .push
+                .allow_http
+        );
         assert!(!parse(&[]).expect("development").push.allow_http);
     }
 }

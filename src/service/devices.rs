@@ -276,7 +276,9 @@ fn minutes(what: &str, hhmm: &str) -> Result<i32, ServiceError> {
 /// Web Push endpoints are https: the payload is encrypted, but the VAPID token and the
 /// headers are not. Plain http only when `http` (a local push service in development).
 pub fn secure_enough(endpoint: &str, http: bool) -> bool {
-    let scheme = endpoint.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    let scheme = endpoint
+        .split_once("://")
+        .map(|(s, _)| s.to_ascii_lowercase());
     match scheme.as_deref() {
         Some("https") => true,
         Some("http") => http,

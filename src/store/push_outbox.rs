@@ -178,20 +178,31 @@ fn claim(
             Option<String>,
             DeviceRow,
         )>(conn)?;
+    // The seats' deadlines of the games these pushes are about, in one query.
+    let games: Vec<&String> = rows.iter().filter_map(|r| r.4.as_ref()).collect();
+    let deadlines: std::collections::HashMap<(String, String), NaiveDateTime> = if games.is_empty()
+    {
+        Default::default()
+    } else {
+        game_seats::table
+            .filter(game_seats::game_id.eq_any(games))
+            .select((
+                game_seats::game_id,
+                game_seats::account_id,
+                game_seats::deadline,
+            ))
+            .load::<(String, String, Option<NaiveDateTime>)>(conn)?
+            .into_iter()
+            .filter_map(|(game, account, deadline)| Some(((game, account), deadline?)))
+            .collect()
+    };
     let mut out = Vec::with_capacity(rows.len());
     for (id, body, attempts, created, game, device) in rows {
         let device = device.into_record()?;
-        let deadline = match game {
-            Some(game) => game_seats::table
-                .filter(game_seats::game_id.eq(game))
-                .filter(game_seats::account_id.eq(device.device.account_id.to_string()))
-                .select(game_seats::deadline)
-                .first::<Option<NaiveDateTime>>(conn)
-                .optional()?
-                .flatten()
-                .map(utc),
-            None => None,
-        };
+        let deadline = game
+            .and_then(|g| deadlines.get(&(g, device.device.account_id.to_string())))
+            .copied()
+            .map(utc);
         out.push(ClaimedPush {
             id,
             device,
@@ -261,6 +272,17 @@ impl Store {
         per_device: i64,
     ) -> Result<Vec<ClaimedPush>, StoreError> {
         self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit, per_device))
+    }
+
+    /// Records how the attempts at `attempts` went, in one transaction.
+    pub fn finish_pushes(&self, attempts: &[(ClaimedPush, PushAttempt)]) -> Result<(), StoreError> {
+        let now = super::now().naive_utc();
+        self.write(|conn| {
+            for (claimed, attempt) in attempts {
+                finish(conn, claimed, attempt, now)?;
+            }
+            Ok(())
+        })
     }
 
     /// Records how an attempt at `claimed` went.

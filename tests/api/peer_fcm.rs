@@ -295,7 +295,10 @@ fn token(state: &Mutex<State>, form: &str, public: &[u8], aud: &str) -> (u16, St
 /// still waits; counts the messages held per token.
 fn hold(conn: &TcpStream, state: &Mutex<State>, body: &str) {
     let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
-    let token = message["message"]["token"].as_str().unwrap_or("").to_string();
+    let token = message["message"]["token"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     {
         let mut st = state.lock().expect("state");
         let now = {

@@ -337,16 +337,31 @@ mod fcm {
         // second attempt, 300-500 ms after the third.
         assert!(gaps[1] >= Duration::from_millis(150), "{gaps:?}");
         assert!(gaps[2] >= Duration::from_millis(300), "{gaps:?}");
-        assert!(gaps[1] < gaps[0] && gaps[2] < Duration::from_secs(2), "{gaps:?}");
+        assert!(
+            gaps[1] < gaps[0] && gaps[2] < Duration::from_secs(2),
+            "{gaps:?}"
+        );
         let m = &got[3].message["message"];
         assert_eq!(m["token"], "fcm-token:bob_1");
         assert_eq!(m["data"]["game_id"], game.as_str());
         assert_eq!(m["notification"]["body"], "Your move against ann.");
         assert!(m["android"]["collapse_key"].is_string(), "{m}");
+        // The push's time is the change's, as the feed has it (both stores' write paths).
+        let feed = turns(&app, bob).await;
+        let time = |v: &Value| {
+            v.as_str()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.timestamp_micros())
+        };
+        assert!(time(&m["data"]["at"]).is_some(), "{m}");
+        assert_eq!(time(&m["data"]["at"]), time(&feed[0]["at"]), "{m} {feed:?}");
         assert_public(&m.to_string());
         assert_eq!(peer.grants(), 1, "the access token is kept");
         // The delivery log counts the attempts; the push is sent once it succeeds.
-        let log = format!("/v1/me/devices/{}/deliveries", phone["id"].as_str().unwrap_or(""));
+        let log = format!(
+            "/v1/me/devices/{}/deliveries",
+            phone["id"].as_str().unwrap_or("")
+        );
         let log = json_body(app.get(&log, bob.token()).await, StatusCode::OK).await;
         let turn = &log["deliveries"][0];
         assert_eq!(

@@ -136,7 +136,10 @@ async fn killed_mid_push(backend: TestBackend) {
     peer.wait_for(PATIENCE, |s| !s.is_empty()).await;
     first.child.kill().expect("SIGKILL");
     first.child.wait().expect("reaped");
-    assert!(delivered(&peer).is_empty(), "nothing was delivered before the kill");
+    assert!(
+        delivered(&peer).is_empty(),
+        "nothing was delivered before the kill"
+    );
     peer.hang(false);
 
     let _second = Server::start(&db.url, &peer).await;

@@ -42,10 +42,20 @@ async fn run(backend: TestBackend) {
     for i in 0..DEVICES {
         let token = format!("slow-{i}");
         peer.slow(&token, true);
-        register(&app, sam, json!({ "fcm": { "token": token }, "kinds": every })).await;
+        register(
+            &app,
+            sam,
+            json!({ "fcm": { "token": token }, "kinds": every }),
+        )
+        .await;
     }
     peer.fail("fail-0");
-    register(&app, fay, json!({ "fcm": { "token": "fail-0" }, "kinds": every })).await;
+    register(
+        &app,
+        fay,
+        json!({ "fcm": { "token": "fail-0" }, "kinds": every }),
+    )
+    .await;
     register(&app, bob, json!({ "fcm": { "token": "bob-phone" } })).await;
 
     // sam's games: several pushes to each of his devices, more than a process sends at once.
@@ -66,9 +76,8 @@ async fn run(backend: TestBackend) {
     let started = Instant::now();
     small_game(&app, &pair(ann, bob)).await;
     let bobs = |sent: &[crate::peer_fcm::Sent]| {
-        sent.iter().any(|s| {
-            s.answered == 200 && s.message["message"]["token"] == "bob-phone"
-        })
+        sent.iter()
+            .any(|s| s.answered == 200 && s.message["message"]["token"] == "bob-phone")
     };
     peer.wait_for(PATIENCE, bobs).await;
     let took = started.elapsed();
