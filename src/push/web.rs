@@ -120,6 +120,8 @@ impl WebPush {
         };
         let status = res.status().as_u16();
         let after = retry_after(res.headers());
+        // Read to its end, so that the connection goes back to the pool.
+        let _ = res.bytes().await;
         match status {
             200..=299 => Outcome::Delivered(status),
             404 | 410 => Outcome::Gone {
