@@ -124,7 +124,7 @@ fn claim(
     until: NaiveDateTime,
     limit: i64,
     per_device: i64,
-) -> Result<Vec<ClaimedPush>, StoreError> {
+) -> Result<Vec<String>, StoreError> {
     let ids: Vec<ClaimedId> = match conn {
         // Claims take turns (until the commit), so that two processes cannot both see a
         // device with room and together exceed its share.
@@ -155,13 +155,15 @@ fn claim(
                 .load(lite)?
         }
     };
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let ids: Vec<String> = ids.into_iter().map(|c| c.id).collect();
+    Ok(ids.into_iter().map(|c| c.id).collect())
+}
+
+/// What the pushes `ids` need to be sent (read after the claim's commit, outside the write
+/// lock: nothing read here changes while they are claimed).
+fn load(conn: &mut AnyConnection, ids: &[String]) -> Result<Vec<ClaimedPush>, StoreError> {
     let rows = po::table
         .inner_join(pd::table)
-        .filter(po::id.eq_any(&ids))
+        .filter(po::id.eq_any(ids))
         .select((
             po::id,
             po::body,
@@ -271,7 +273,12 @@ impl Store {
         limit: i64,
         per_device: i64,
     ) -> Result<Vec<ClaimedPush>, StoreError> {
-        self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit, per_device))
+        let ids =
+            self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit, per_device))?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read(|conn| load(conn, &ids))
     }
 
     /// Records how the attempts at `attempts` went, in one transaction.
