@@ -312,7 +312,7 @@ async fn main() {
             percentile(&got, 0.99) * 1e3,
             got.last().copied().unwrap_or(f64::NAN) * 1e3,
         );
-        let mut ratios = Vec::new();
+        let (mut ratios, mut withouts, mut withs) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..args.rounds {
             // Interleaved, the order turned each round.
             let (first, second) = if round % 2 == 0 {
@@ -328,13 +328,22 @@ async fn main() {
                 round + 1
             );
             ratios.push(with / without);
+            withouts.push(without);
+            withs.push(with);
         }
-        ratios.sort_by(f64::total_cmp);
+        let spread = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            (percentile(v, 0.5), v[0], v[v.len() - 1])
+        };
+        let (w, wmin, wmax) = spread(&mut withouts);
+        let (d, dmin, dmax) = spread(&mut withs);
+        let (r, rmin, rmax) = spread(&mut ratios);
         println!(
-            "throughput with pushes vs without: median ratio {:.3} (min {:.3}, max {:.3})",
-            percentile(&ratios, 0.5),
-            ratios[0],
-            ratios[ratios.len() - 1]
+            "throughput, median of {} rounds [range]: {w:.0} [{wmin:.0}-{wmax:.0}] actions/s without devices, {d:.0} [{dmin:.0}-{dmax:.0}] with",
+            args.rounds
+        );
+        println!(
+            "throughput with pushes vs without: median ratio {r:.3} (min {rmin:.3}, max {rmax:.3})"
         );
         Ok::<(), String>(())
     };

@@ -13,19 +13,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --bin racko --example push_bench
+bin=${CARGO_TARGET_DIR:-target}/release
 tmp=$(mktemp -d)
 trap 'kill "$server" "$bench" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 receiver=$(free_port)
 export DATABASE_URL=${DATABASE_URL:-sqlite://$tmp/bench.sqlite3}
-target/release/examples/push_bench --url "http://127.0.0.1:$port" --receiver "127.0.0.1:$receiver" \
+"$bin/examples/push_bench" --url "http://127.0.0.1:$port" --receiver "127.0.0.1:$receiver" \
     --account-file "$tmp/account.json" "$@" &
 bench=$!
 for _ in $(seq 100); do [ -s "$tmp/account.json" ] && break; sleep 0.1; done
 RACKO_BIND=127.0.0.1:$port RACKO_AUTH_PER_MINUTE=0 RUST_LOG=warn \
     RACKO_FCM_SERVICE_ACCOUNT_FILE=$tmp/account.json RACKO_FCM_URL=http://127.0.0.1:$receiver \
-    target/release/racko serve >"$tmp/server.log" 2>&1 &
+    "$bin/racko" serve >"$tmp/server.log" 2>&1 &
 server=$!
-echo "server: pid $server, $(nproc) CPUs, store ${DATABASE_URL%%:*}"
+echo "server: pid $server, $(nproc) CPUs, store ${DATABASE_URL%%:*}, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 wait "$bench"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

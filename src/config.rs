@@ -68,6 +68,11 @@ pub enum ConfigError {
          the server call internal addresses"
     )]
     PrivateWebhooksInProduction,
+    #[error(
+        "RACKO_PUSH_ALLOW_HTTP cannot be used in production: Web Push payloads would cross the \
+         network in the clear"
+    )]
+    HttpPushInProduction,
     #[error("RACKO_TOKEN_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
     LongTtl,
     #[error("RACKO_SESSION_TTL_SECS must be at most {MAX_TOKEN_TTL_SECS}")]
@@ -257,6 +262,9 @@ impl Config {
         }
         if production && self.webhooks_allow_private {
             return Err(ConfigError::PrivateWebhooksInProduction);
+        }
+        if production && self.push.allow_http {
+            return Err(ConfigError::HttpPushInProduction);
         }
         if self.idempotency_ttl.is_zero() {
             return Err(ConfigError::Zero("RACKO_IDEMPOTENCY_TTL_SECS"));

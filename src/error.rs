@@ -122,7 +122,7 @@ codes! {
     InviteCodeTaken = "invite_code_taken",
     UnknownRulesVersion = "unknown_rules_version",
     ExplainNeedsPostgres = "explain_needs_postgres",
-    // Webhooks (issue 10).
+    // Webhooks.
     WebhookNotFound = "webhook_not_found",
     InvalidWebhookUrl = "invalid_webhook_url",
     WebhookAddressRefused = "webhook_address_refused",

@@ -3,7 +3,7 @@
 //! Each argon2id hash allocates one 19 MiB block. glibc's malloc serves blocks that large with
 //! `mmap` and unmaps them on free, but only until the first such free: then it raises its
 //! threshold to the freed size, and later blocks come from per-thread arenas that keep the
-//! memory (a server held about 1 GB after 120 sign-ups, issue 13). Fixing the threshold turns
+//! memory (a server held about 1 GB after 120 sign-ups). Fixing the threshold turns
 //! that adjustment off, so every hash's block is unmapped when the hash is done. Hashes run at
 //! most one per CPU at once (`auth::HASHING`), which bounds the peak.
 

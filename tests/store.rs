@@ -157,6 +157,8 @@ mod deadlines;
 mod games;
 #[path = "store/listing.rs"]
 mod listing;
+#[path = "store/push.rs"]
+mod push;
 #[path = "store/races.rs"]
 mod races;
 #[path = "store/sessions.rs"]

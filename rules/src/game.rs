@@ -82,7 +82,7 @@ const FULL_RACK: u16 = (1 << 12) - 1;
 /// what an action changes last (stock, racks, discard, drawn card, phase). PostgreSQL logs an
 /// update of a row that stays on its page as the bytes between the first and the last that
 /// changed, so this order keeps the write-ahead log of an action to about a quarter of the
-/// state (issue 14).
+/// state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Game {
     options: Options,

@@ -53,6 +53,11 @@ pub struct PushArgs {
     #[arg(global = true, long, env = "RACKO_PUSH_TIMEOUT_SECS", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=300))]
     pub push_timeout_secs: u64,
+    /// Accept Web Push endpoints over plain http (a local push service in tests and
+    /// development). Off: endpoints must be https. Refused in production.
+    #[arg(global = true, long, env = "RACKO_PUSH_ALLOW_HTTP",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub push_allow_http: bool,
     /// A PEM root certificate trusted besides the system's, for APNs and FCM (a private relay).
     #[arg(global = true, long, env = "RACKO_PUSH_CA_FILE")]
     pub push_ca_file: Option<PathBuf>,
@@ -76,6 +81,8 @@ pub struct PushConfig {
     pub fcm_service_account_file: Option<PathBuf>,
     pub fcm_url: String,
     pub ca_file: Option<PathBuf>,
+    /// Web Push endpoints may be plain http (development and tests only).
+    pub allow_http: bool,
     /// How often an idle push worker looks for due pushes (not an option).
     pub poll: Duration,
     /// A provider must answer within this.
@@ -99,6 +106,7 @@ impl Default for PushArgs {
             fcm_service_account_file: None,
             fcm_url: None,
             push_timeout_secs: 10,
+            push_allow_http: false,
             push_ca_file: None,
         }
     }
@@ -133,10 +141,52 @@ impl PushArgs {
             fcm_service_account_file: self.fcm_service_account_file,
             fcm_url: self.fcm_url.unwrap_or_else(|| FCM_URL.to_string()),
             ca_file: self.push_ca_file,
+            allow_http: self.push_allow_http,
             poll: Duration::from_millis(200),
             timeout: Duration::from_secs(self.push_timeout_secs.max(1)),
             retry_base: Duration::from_secs(5),
             retry_for: Duration::from_secs(24 * 3600),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::config::{Config, ConfigArgs, ConfigError};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: ConfigArgs,
+    }
+
+    fn parse(flags: &[&str]) -> Result<Config, ConfigError> {
+        let cli = Cli::try_parse_from(std::iter::once("racko").chain(flags.iter().copied()))
+            .expect("flags parse");
+        Config::from_args(cli.args)
+    }
+
+    #[test]
+    fn plain_http_push_is_for_development_only() {
+        let secret = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        let flags = [
+            "--env",
+            "production",
+            "--jwt-secret",
+            secret,
+            "--push-allow-http",
+        ];
+        let err = parse(&flags).expect_err("refused in production");
+        assert_eq!(err, ConfigError::HttpPushInProduction);
+        assert!(err.to_string().contains("RACKO_PUSH_ALLOW_HTTP"), "{err}");
+        assert!(
+            parse(&["--push-allow-http"])
+                .expect("development")
+                .push
+                .allow_http
+        );
+        assert!(!parse(&[]).expect("development").push.allow_http);
     }
 }

@@ -1,4 +1,4 @@
-//! Notification endpoints (issue 10): Server-Sent Events of a game's log and of the caller's
+//! Notification endpoints: Server-Sent Events of a game's log and of the caller's
 //! feed, and the feed as a (long-polled) page. The long-poll of a game's log is `wait` on
 //! `GET /v1/games/{id}/events` (`http::games`).
 

@@ -1,4 +1,4 @@
-//! Webhook endpoints of the caller's account (issue 10).
+//! Webhook endpoints of the caller's account.
 
 use actix_web::{http::header, web, HttpResponse};
 use uuid::Uuid;

@@ -1,4 +1,4 @@
-//! Computer players at the table (issue 12). A computer seat is held by one of twelve fixed
+//! Computer players at the table. A computer seat is held by one of twelve fixed
 //! accounts, one per level and seat number (created by migration 8, no password, no token), so
 //! a table may hold several computers of one level and the log names the computer as the
 //! actor of its moves. Its moves are made by the sweeper (`sweep`), never inside a player's

@@ -1,4 +1,4 @@
-//! Leaving for good (issue 11.6): the account's games, before its name is erased
+//! Leaving for good: the account's games, before its name is erased
 //! (`accounts::delete_account`). Every change goes through the game's one write path, as
 //! the player's own request would: resigning an active game (R10.3), leaving an open one
 //! (the creator leaving cancels it). Its webhook endpoints and push devices go too: nobody is

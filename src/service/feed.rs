@@ -1,4 +1,4 @@
-//! The account feed (issue 10): what a player learns without polling — your turn, a game
+//! The account feed: what a player learns without polling — your turn, a game
 //! started, someone joined or left, a game finished or was cancelled. Items are derived in the
 //! one write path from the game before and after a change and stored in its transaction, each
 //! with the account's own gapless seq. They name the game, its version and seats; never a card

@@ -1,4 +1,4 @@
-//! The hint (issue 12): what the best computer player would do for the caller's seat,
+//! The hint: what the best computer player would do for the caller's seat,
 //! decided from the caller's own view (R8.1) and nothing else.
 
 use racko_bots::Level;

@@ -1,4 +1,4 @@
-//! A finished game's rematch (issue 11.5): the same table again, created and joined through
+//! A finished game's rematch: the same table again, created and joined through
 //! the lobby's calls.
 
 use uuid::Uuid;
@@ -23,7 +23,7 @@ pub struct Rematched {
 /// Losing the race to link a rematch means the winner's game exists: one more look finds it.
 const REMATCH_TRIES: usize = 3;
 
-/// The rematch of finished game `id` (issue 11.5): same options, the same computers at the
+/// The rematch of finished game `id`: same options, the same computers at the
 /// same seats. The first player to ask creates it and sits at seat 0 (as any creator does);
 /// every later ask, by him or another player of the old game, gives that same game and seats
 /// the asker in it if he is not seated yet (a plain join: the lowest free seat). The old game

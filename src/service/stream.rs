@@ -1,4 +1,4 @@
-//! What the notification endpoints read (issue 10): a game's log and an account's feed, as
+//! What the notification endpoints read: a game's log and an account's feed, as
 //! SSE frames or as long-polled pages. The reading is the same projection as the pages
 //! (`log_page`, `feed`), so a stream shows exactly what `GET …/events` would (R8). Unlike the
 //! rest of the service these functions are async: they wait on the hub.

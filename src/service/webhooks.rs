@@ -1,4 +1,4 @@
-//! Webhook endpoints of the caller's account (issue 10): register (the signing secret is
+//! Webhook endpoints of the caller's account: register (the signing secret is
 //! shown once), list, delete, rotate the secret, and read the delivery log. Deliveries are
 //! written to the outbox with the feed items (`store::feed`) and sent by `notify::deliver`.
 

@@ -118,7 +118,7 @@ impl Target {
                     watch_statement(&statements, event)
                 });
                 // Every wait of a request is bounded: a row another transaction holds, a
-                // statement that runs away. Both errors answer the client quickly (issue 13).
+                // statement that runs away. Both errors answer the client quickly.
                 conn.batch_execute(&format!(
                     "SET lock_timeout = {}; SET statement_timeout = {};",
                     waits.lock.as_millis(),
@@ -251,7 +251,7 @@ impl r2d2::ManageConnection for Manager {
 
 thread_local! {
     /// A statement on this thread found its connection lost. The pool no longer checks each
-    /// connection with a query of its own at checkout (a round trip per request, issue 14), so
+    /// connection with a query of its own at checkout (a round trip per request), so
     /// the connection that failed is dropped when it goes back (`has_broken`, on this thread).
     static LOST: Cell<bool> = const { Cell::new(false) };
 }

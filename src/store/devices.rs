@@ -317,14 +317,15 @@ impl Store {
 }
 
 /// The same rows written by PostgreSQL's one-statement write (`pg_write`), as a part of that
-/// statement after its feed items (`items`): the body as [`body`] makes it.
+/// statement after its feed items (`items`): the body as [`body`] makes it (`$7`, the change's
+/// time, in RFC 3339 as serde writes it, to the microsecond).
 pub(super) const PG_ENQUEUE: &str = r#", push AS (
     INSERT INTO push_outbox
            (id, device_id, feed_seq, kind, game_id, body, status, attempts, next_at, created_at)
     SELECT 'push_' || replace(gen_random_uuid()::text, '-', ''), d.id, i.seq, i.kind, $1,
            json_build_object(
                'seq', i.seq, 'kind', i.kind, 'game_id', $1, 'game_version', $5,
-               'at', $24::text, 'data', i.payload::json)::text,
+               'at', to_char($7, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'data', i.payload::json)::text,
            'pending', 0, $7, $7
       FROM items i
       JOIN push_devices d ON d.account_id = i.account_id

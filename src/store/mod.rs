@@ -254,7 +254,7 @@ impl Store {
     }
 
     /// Runs `read` on `conn`, a pooled connection that may have died while it sat idle (the
-    /// pool no longer checks each one with a query of its own, issue 14): when it did, the
+    /// pool no longer checks each one with a query of its own): when it did, the
     /// connection is marked for the pool to drop, and `read` runs again on another. After a
     /// restart of the database every idle connection is dead, so this goes on through the
     /// pool (each dead one fails at once) until a new connection answers or cannot be made.

@@ -1,4 +1,4 @@
-//! PostgreSQL: a game's change written in ONE statement (issue 14). The compare-and-set on the
+//! PostgreSQL: a game's change written in ONE statement. The compare-and-set on the
 //! version, the events, the seats that changed, the account feed items with their gapless
 //! per-account seq, their webhook outbox rows and the idempotency record are the parts of one
 //! `WITH … ` statement. Run outside an explicit transaction, it commits on its own, all or

@@ -1,7 +1,7 @@
-//! The sending side of the push outbox: any server process claims due rows with a lease
-//! (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so processes claim side by side without waiting
-//! for each other; the write lock on SQLite), so a process that dies mid-send leaves them to
-//! another after the lease; and records each attempt. A device the provider reports gone is
+//! The sending side of the push outbox: any server process claims due rows with a lease (one
+//! claim at a time: an advisory lock on PostgreSQL, the write lock on SQLite), so a process
+//! that dies mid-send leaves them to another after the lease; and records each attempt. A claim leaves a device with its share
+//! in flight alone and takes the accounts in turn. A device the provider reports gone is
 //! deleted with its rows.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -61,27 +61,77 @@ const COLLAPSE: &str = "UPDATE push_outbox SET status = 'collapsed', finished_at
            AND n.game_id = push_outbox.game_id AND n.kind = push_outbox.kind \
            AND n.feed_seq > push_outbox.feed_seq)";
 
-const CLAIM_PG: &str = "UPDATE push_outbox SET claimed_until = $1 WHERE id IN ( \
-       SELECT id FROM push_outbox WHERE status = 'pending' AND next_at <= $2 \
-         AND (claimed_until IS NULL OR claimed_until < $2) \
-       ORDER BY next_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
-     RETURNING id";
+/// The claim, fair and bounded: a due push is taken only while its device has fewer than
+/// `$4` in flight (claimed, lease running; counted over every process, since claims take
+/// turns), each device's oldest first, and the accounts in turn: every account's first push
+/// before any account's second. So a device that hangs or fails holds up only its own
+/// pushes, and an account (at most `MAX_DEVICES`, fewer than a process's sends in flight)
+/// cannot take every send. Only devices with a due push are read (the partial index on
+/// pending rows), so idle devices cost a claim nothing.
+macro_rules! claim_sql {
+    ($oldest_due:literal) => {
+        concat!(
+            "WITH busy AS ( \
+               SELECT device_id, COUNT(*) AS n FROM push_outbox \
+               WHERE status = 'pending' AND claimed_until >= $2 GROUP BY device_id \
+             ), ready AS ( \
+               SELECT DISTINCT device_id FROM push_outbox \
+               WHERE status = 'pending' AND next_at <= $2 \
+                 AND (claimed_until IS NULL OR claimed_until < $2) \
+             ), due AS ( \
+               SELECT o.id, o.next_at, d.account_id, COALESCE(b.n, 0) + ROW_NUMBER() OVER ( \
+                   PARTITION BY d.id ORDER BY o.next_at, o.id) AS place \
+               FROM ready r JOIN push_devices d ON d.id = r.device_id \
+               LEFT JOIN busy b ON b.device_id = d.id ",
+            $oldest_due,
+            " ), fair AS ( \
+               SELECT id, next_at, ROW_NUMBER() OVER ( \
+                   PARTITION BY account_id ORDER BY place, next_at, id) AS turn \
+               FROM due WHERE place <= $4 \
+             ) \
+             UPDATE push_outbox SET claimed_until = $1 \
+             WHERE status = 'pending' AND id IN ( \
+               SELECT id FROM fair ORDER BY turn, next_at, id LIMIT $3) \
+             RETURNING id"
+        )
+    };
+}
 
-/// One writer at a time (the write lock): claims already take turns.
-const CLAIM_SQLITE: &str = "UPDATE push_outbox SET claimed_until = ? WHERE id IN ( \
-       SELECT id FROM push_outbox WHERE status = 'pending' AND next_at <= ? \
-         AND (claimed_until IS NULL OR claimed_until < ?) \
-       ORDER BY next_at, id LIMIT ?) \
-     RETURNING id";
+/// A device's oldest due pushes: one index range per device (LATERAL).
+const CLAIM_PG: &str = claim_sql!(
+    "CROSS JOIN LATERAL ( \
+       SELECT i.id, i.next_at FROM push_outbox i \
+       WHERE i.device_id = d.id AND i.status = 'pending' AND i.next_at <= $2 \
+         AND (i.claimed_until IS NULL OR i.claimed_until < $2) \
+       ORDER BY i.next_at, i.id LIMIT $4) o"
+);
+
+/// The same without LATERAL, which SQLite lacks: it runs the subquery once per device.
+const CLAIM_SQLITE: &str = claim_sql!(
+    "JOIN push_outbox o ON o.id IN ( \
+       SELECT i.id FROM push_outbox i \
+       WHERE i.device_id = d.id AND i.status = 'pending' AND i.next_at <= $2 \
+         AND (i.claimed_until IS NULL OR i.claimed_until < $2) \
+       ORDER BY i.next_at, i.id LIMIT $4)"
+);
+
+/// Any fixed number: the PostgreSQL advisory lock that makes push claims take turns.
+const CLAIM_LOCK: i64 = 0x7261_636b_6f70_7573;
 
 fn claim(
     conn: &mut AnyConnection,
     now: NaiveDateTime,
     until: NaiveDateTime,
     limit: i64,
-) -> Result<Vec<ClaimedPush>, StoreError> {
+    per_device: i64,
+) -> Result<Vec<String>, StoreError> {
     let ids: Vec<ClaimedId> = match conn {
+        // Claims take turns (until the commit), so that two processes cannot both see a
+        // device with room and together exceed its share.
         AnyConnection::Pg(pg) => {
+            diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+                .bind::<BigInt, _>(CLAIM_LOCK)
+                .execute(pg)?;
             diesel::sql_query(COLLAPSE)
                 .bind::<Timestamp, _>(now)
                 .execute(pg)?;
@@ -89,27 +139,31 @@ fn claim(
                 .bind::<Timestamp, _>(until)
                 .bind::<Timestamp, _>(now)
                 .bind::<BigInt, _>(limit)
+                .bind::<BigInt, _>(per_device)
                 .load(pg)?
         }
+        // One writer at a time (the write lock): claims already take turns.
         AnyConnection::Sqlite(lite) => {
-            diesel::sql_query(COLLAPSE.replace("$1", "?1"))
+            diesel::sql_query(COLLAPSE.replace('$', "?"))
                 .bind::<Timestamp, _>(now)
                 .execute(lite)?;
-            diesel::sql_query(CLAIM_SQLITE)
+            diesel::sql_query(CLAIM_SQLITE.replace('$', "?"))
                 .bind::<Timestamp, _>(until)
                 .bind::<Timestamp, _>(now)
-                .bind::<Timestamp, _>(now)
                 .bind::<BigInt, _>(limit)
+                .bind::<BigInt, _>(per_device)
                 .load(lite)?
         }
     };
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let ids: Vec<String> = ids.into_iter().map(|c| c.id).collect();
+    Ok(ids.into_iter().map(|c| c.id).collect())
+}
+
+/// What the pushes `ids` need to be sent (read after the claim's commit, outside the write
+/// lock: nothing read here changes while they are claimed).
+fn load(conn: &mut AnyConnection, ids: &[String]) -> Result<Vec<ClaimedPush>, StoreError> {
     let rows = po::table
         .inner_join(pd::table)
-        .filter(po::id.eq_any(&ids))
+        .filter(po::id.eq_any(ids))
         .select((
             po::id,
             po::body,
@@ -126,20 +180,31 @@ fn claim(
             Option<String>,
             DeviceRow,
         )>(conn)?;
+    // The seats' deadlines of the games these pushes are about, in one query.
+    let games: Vec<&String> = rows.iter().filter_map(|r| r.4.as_ref()).collect();
+    let deadlines: std::collections::HashMap<(String, String), NaiveDateTime> = if games.is_empty()
+    {
+        Default::default()
+    } else {
+        game_seats::table
+            .filter(game_seats::game_id.eq_any(games))
+            .select((
+                game_seats::game_id,
+                game_seats::account_id,
+                game_seats::deadline,
+            ))
+            .load::<(String, String, Option<NaiveDateTime>)>(conn)?
+            .into_iter()
+            .filter_map(|(game, account, deadline)| Some(((game, account), deadline?)))
+            .collect()
+    };
     let mut out = Vec::with_capacity(rows.len());
     for (id, body, attempts, created, game, device) in rows {
         let device = device.into_record()?;
-        let deadline = match game {
-            Some(game) => game_seats::table
-                .filter(game_seats::game_id.eq(game))
-                .filter(game_seats::account_id.eq(device.device.account_id.to_string()))
-                .select(game_seats::deadline)
-                .first::<Option<NaiveDateTime>>(conn)
-                .optional()?
-                .flatten()
-                .map(utc),
-            None => None,
-        };
+        let deadline = game
+            .and_then(|g| deadlines.get(&(g, device.device.account_id.to_string())))
+            .copied()
+            .map(utc);
         out.push(ClaimedPush {
             id,
             device,
@@ -199,14 +264,32 @@ fn finish(
 }
 
 impl Store {
-    /// Claims up to `limit` pushes due at `now`, holding them until `until` (the lease).
+    /// Claims up to `limit` pushes due at `now`, holding them until `until` (the lease), at
+    /// most `per_device` in flight per device; one transaction.
     pub fn claim_pushes(
         &self,
         now: DateTime<Utc>,
         until: DateTime<Utc>,
         limit: i64,
+        per_device: i64,
     ) -> Result<Vec<ClaimedPush>, StoreError> {
-        self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit))
+        let ids =
+            self.write(|conn| claim(conn, now.naive_utc(), until.naive_utc(), limit, per_device))?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read(|conn| load(conn, &ids))
+    }
+
+    /// Records how the attempts at `attempts` went, in one transaction.
+    pub fn finish_pushes(&self, attempts: &[(ClaimedPush, PushAttempt)]) -> Result<(), StoreError> {
+        let now = super::now().naive_utc();
+        self.write(|conn| {
+            for (claimed, attempt) in attempts {
+                finish(conn, claimed, attempt, now)?;
+            }
+            Ok(())
+        })
     }
 
     /// Records how an attempt at `claimed` went.

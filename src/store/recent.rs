@@ -1,4 +1,4 @@
-//! The games this process wrote last (issue 14). An action on one of them is decided on the
+//! The games this process wrote last. An action on one of them is decided on the
 //! record as written, and the write's compare-and-set on the version proves that record
 //! current: the read before the write is saved, and the action is one round trip.
 //!

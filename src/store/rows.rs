@@ -34,7 +34,7 @@ const STATE_BLOCK: usize = 64;
 /// the last, and a text's length is stored before it. A state whose length changed (nearly
 /// every action draws or discards a card) would be logged whole; padded, its length rarely
 /// changes, and the log holds only what the action changed, which the field order of
-/// `racko_rules::Game` puts at its end (issue 14).
+/// `racko_rules::Game` puts at its end.
 pub fn state_json(state: &racko_rules::Game) -> Result<String, StoreError> {
     let mut json = to_json("game state", state)?;
     let padded = json.len().div_ceil(STATE_BLOCK) * STATE_BLOCK;

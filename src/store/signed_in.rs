@@ -1,5 +1,5 @@
 //! Accounts and their live sessions as the token check reads them, kept for a few seconds so that a request's check
-//! costs no round trip of its own (issue 14). PostgreSQL only: on SQLite the read is in the
+//! costs no round trip of its own. PostgreSQL only: on SQLite the read is in the
 //! process.
 //!
 //! Whatever changes what a token check reads (the token generation: signing out everywhere, a

@@ -131,7 +131,7 @@ pub struct SeatRecord {
     /// R10.1: when an awaited seat's turn time runs out (None without a turn time, or when
     /// the server plays the seat).
     pub deadline: Option<DateTime<Utc>>,
-    /// The "your deadline is near" reminder for this deadline went out (issue 11.4).
+    /// The "your deadline is near" reminder for this deadline went out.
     pub reminded: bool,
 }
 
@@ -154,7 +154,7 @@ pub struct NewGame {
     pub created_at: DateTime<Utc>,
     /// When the server must act for a seat (see `GameRecord::due_at`).
     pub due_at: Option<DateTime<Utc>>,
-    /// The finished game this one is the rematch of (issue 11.5): the insert links that game
+    /// The finished game this one is the rematch of: the insert links that game
     /// to this one in its transaction, only if no rematch was linked before.
     pub rematch_of: Option<Uuid>,
     pub access: Access,
@@ -214,7 +214,7 @@ pub struct GameRecord {
     /// The earliest moment the server must act for a seat (a computer player's move, a
     /// resigned seat's, a deadline); None when it has nothing to do.
     pub due_at: Option<DateTime<Utc>>,
-    /// The rematch of this finished game, once someone asked for it (issue 11.5).
+    /// The rematch of this finished game, once someone asked for it.
     pub rematch_id: Option<Uuid>,
     pub access: Access,
 }
@@ -247,7 +247,7 @@ pub struct GameChange {
     /// From [`now`]: the game's `updated_at` and the time of its new events.
     pub at: DateTime<Utc>,
     pub idempotency: Option<IdempotencyRecord>,
-    /// Account feed items this change causes (issue 10), written in its transaction.
+    /// Account feed items this change causes, written in its transaction.
     pub feed: Vec<super::NewFeedItem>,
     /// The game's `due_at` after the change.
     pub due_at: Option<DateTime<Utc>>,

@@ -125,7 +125,7 @@ impl Store {
         })
     }
 
-    /// PostgreSQL's form of [`Store::update_game`] (issue 14): the game and its seats are read
+    /// PostgreSQL's form of [`Store::update_game`]: the game and its seats are read
     /// in one query, with no transaction and no lock, and the change is written in one
     /// statement whose compare-and-set on the version makes it apply only to the game as
     /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.

@@ -6,7 +6,7 @@
 //!
 //! Why after the commit and not inside the write: PostgreSQL lets only one notifying
 //! transaction commit at a time, holding a lock until its commit is flushed, so a `pg_notify`
-//! in every write undoes group commit (issue 14 measured 10-25 % of the throughput). The price:
+//! in every write undoes group commit (measured 10-25 % of the throughput). The price:
 //! a process killed between its commit and the next tick never announces that commit. Every
 //! relay therefore also re-reads, every [`RECHECK`], how far the games and feeds its waiters
 //! follow have got, and wakes them where the database is ahead of what they were told.

@@ -1,4 +1,4 @@
-//! The sweeper every `racko serve` process runs (issues 11 and 12): it finds the games whose
+//! The sweeper every `racko serve` process runs: it finds the games whose
 //! `due_at` has come, through the partial index on it, and makes the moves they are due
 //! (`service::sweep`). It looks when a change in this process leaves a game due now (a
 //! computer's turn: played at once) and every `every` otherwise (deadlines, and changes made

@@ -33,6 +33,8 @@ mod play;
 mod play_errors;
 mod push;
 mod push_crash;
+mod push_fairness;
+mod push_invited;
 mod race;
 mod receiver;
 mod refresh_grace;

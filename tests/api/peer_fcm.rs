@@ -4,7 +4,7 @@
 //! and the message, and answers as told with FCM's error shapes (`UNREGISTERED`,
 //! `QUOTA_EXCEEDED` with `Retry-After`, `INTERNAL`, `UNAUTHENTICATED`).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -39,6 +39,13 @@ struct State {
     /// Answers to the next messages, in order; then `Ok`.
     script: VecDeque<Answer>,
     hang: bool,
+    /// Tokens whose messages are held without an answer until the sender gives up.
+    slow: HashSet<String>,
+    /// Tokens whose messages always get 500 `INTERNAL`.
+    failing: HashSet<String>,
+    /// Messages held now, and the most ever held at once, per token.
+    held: HashMap<String, usize>,
+    most_held: HashMap<String, usize>,
     gone: HashSet<String>,
     tokens: HashSet<String>,
     /// Token requests with a valid assertion.
@@ -109,6 +116,28 @@ impl FcmPeer {
 
     pub fn hang(&self, on: bool) {
         self.state.lock().expect("state").hang = on;
+    }
+
+    /// Messages to `token` are held unanswered (until the sender hangs up), or not.
+    pub fn slow(&self, token: &str, on: bool) {
+        let mut st = self.state.lock().expect("state");
+        if on {
+            st.slow.insert(token.to_string());
+        } else {
+            st.slow.remove(token);
+        }
+    }
+
+    /// Messages to `token` get 500 from now on.
+    pub fn fail(&self, token: &str) {
+        let mut st = self.state.lock().expect("state");
+        st.failing.insert(token.to_string());
+    }
+
+    /// The most messages to one token ever held at once.
+    pub fn most_held_at_once(&self) -> usize {
+        let st = self.state.lock().expect("state");
+        st.most_held.values().copied().max().unwrap_or(0)
     }
 
     /// The token is unregistered from now on.
@@ -195,11 +224,10 @@ fn serve(conn: TcpStream, state: &Mutex<State>, public: &[u8], aud: &str) {
     } else if path == format!("/v1/projects/{PROJECT}/messages:send") {
         match send(state, &header("authorization"), &body) {
             Some(answer) => answer,
-            // Hang: hold the connection while the test kills the server.
+            // Hang: hold the connection while the test kills the server, or (a slow token)
+            // until the sender hangs up.
             None => {
-                while state.lock().expect("state").hang {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
+                hold(&conn, state, &body);
                 return;
             }
         }
@@ -263,6 +291,51 @@ fn token(state: &Mutex<State>, form: &str, public: &[u8], aud: &str) -> (u16, St
     )
 }
 
+/// Holds a message unanswered while the peer hangs or its token is slow, and the sender
+/// still waits; counts the messages held per token.
+fn hold(conn: &TcpStream, state: &Mutex<State>, body: &str) {
+    let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let token = message["message"]["token"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    {
+        let mut st = state.lock().expect("state");
+        let now = {
+            let n = st.held.entry(token.clone()).or_insert(0);
+            *n += 1;
+            *n
+        };
+        let most = st.most_held.entry(token.clone()).or_insert(0);
+        *most = (*most).max(now);
+    }
+    let _ = conn.set_read_timeout(Some(Duration::from_millis(20)));
+    let mut byte = [0u8; 1];
+    loop {
+        {
+            let st = state.lock().expect("state");
+            if !st.hang && !st.slow.contains(&token) {
+                break;
+            }
+        }
+        // Ok(0): the sender closed the connection (its timeout).
+        match conn.peek(&mut byte) {
+            Ok(0) => break,
+            Ok(_) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+    }
+    let mut st = state.lock().expect("state");
+    if let Some(n) = st.held.get_mut(&token) {
+        *n -= 1;
+    }
+}
+
 /// None: hang.
 fn send(state: &Mutex<State>, authorization: &str, body: &str) -> Option<(u16, String, Value)> {
     let mut st = state.lock().expect("state");
@@ -295,7 +368,8 @@ fn send(state: &Mutex<State>, authorization: &str, body: &str) -> Option<(u16, S
         );
         return Some((400, String::new(), e));
     }
-    if st.hang {
+    let token = m["token"].as_str().unwrap_or("").to_string();
+    if st.hang || st.slow.contains(&token) {
         st.sent.push(Sent {
             message,
             answered: 0,
@@ -303,9 +377,10 @@ fn send(state: &Mutex<State>, authorization: &str, body: &str) -> Option<(u16, S
         });
         return None;
     }
-    let token = m["token"].as_str().unwrap_or("").to_string();
     let answer = if st.gone.contains(&token) {
         None
+    } else if st.failing.contains(&token) {
+        Some(Answer::Internal)
     } else {
         Some(st.script.pop_front().unwrap_or(Answer::Ok))
     };

@@ -27,7 +27,7 @@ pub fn assert_public(text: &str) {
 }
 
 /// An app that pushes fast to the tests' peers on loopback.
-async fn push_app(
+pub async fn push_app(
     backend: TestBackend,
     apns: Option<&ApnsPeer>,
     fcm: Option<&FcmPeer>,
@@ -39,6 +39,8 @@ async fn push_app(
     Some(
         spawn_app_with(backend, |c| {
             c.webhooks_allow_private = true;
+            // The local Web Push service speaks plain http.
+            c.push.allow_http = true;
             c.push.poll = Duration::from_millis(50);
             c.push.retry_base = Duration::from_millis(100);
             c.push.timeout = Duration::from_secs(3);
@@ -61,12 +63,12 @@ async fn push_app(
     )
 }
 
-async fn register(app: &TestApp, who: &Player, device: Value) -> Value {
+pub async fn register(app: &TestApp, who: &Player, device: Value) -> Value {
     let res = app.post_json("/v1/me/devices", who.token(), &device).await;
     json_body(res, StatusCode::CREATED).await
 }
 
-async fn devices(app: &TestApp, who: &Player) -> Vec<Value> {
+pub async fn devices(app: &TestApp, who: &Player) -> Vec<Value> {
     let list = json_body(app.get("/v1/me/devices", who.token()).await, StatusCode::OK).await;
     list["devices"].as_array().cloned().unwrap_or_default()
 }
@@ -121,7 +123,7 @@ mod web {
         assert_eq!(device["provider"], "web_push");
         assert_eq!(
             device["kinds"],
-            json!(["deadline_near", "game_finished", "your_turn"])
+            json!(["deadline_near", "game_finished", "invited", "your_turn"])
         );
 
         // bob begins: his turn is pushed, encrypted to his subscription.
@@ -203,9 +205,11 @@ async fn devices_are_checked(app: TestApp) {
             "invalid_device",
         ),
         (web("ftp://push.example/x"), "invalid_device"),
+        // Push services are https: the VAPID token and headers must not cross in the clear.
+        (web("http://push.example/x"), "invalid_device"),
         // Not a browser's push service but this server's own network (SSRF).
-        (web("http://127.0.0.1:9/push"), "device_address_refused"),
-        (web("http://[::1]:9/push"), "device_address_refused"),
+        (web("https://127.0.0.1:9/push"), "device_address_refused"),
+        (web("https://[::1]:9/push"), "device_address_refused"),
         (
             json!({ "apns": { "token": "00", "topic": "x" } }),
             "push_not_configured",
@@ -318,26 +322,53 @@ mod fcm {
         };
         let table = players(&app, &["ann", "bob"]).await;
         let bob = &table[1];
-        register(&app, bob, json!({ "fcm": { "token": "fcm-token:bob_1" } })).await;
-        peer.script(&[Answer::Quota, Answer::Internal]);
+        let phone = register(&app, bob, json!({ "fcm": { "token": "fcm-token:bob_1" } })).await;
+        peer.script(&[Answer::Quota, Answer::Internal, Answer::Internal]);
         let game = small_game(&app, &table).await;
         let got = peer
             .wait_for(PATIENCE, |s| s.iter().any(|x| x.answered == 200))
             .await;
         let answers: Vec<u16> = got.iter().map(|s| s.answered).collect();
-        assert_eq!(answers, vec![429, 500, 200]);
-        // Retry-After: 1 was honoured.
+        assert_eq!(answers, vec![429, 500, 500, 200]);
+        let gaps: Vec<Duration> = got.windows(2).map(|w| w[1].at - w[0].at).collect();
+        // Retry-After: 1 was honoured (the backoff alone would be 100 ms).
+        assert!(gaps[0] >= Duration::from_millis(950), "{gaps:?}");
+        // Then exponential backoff from 100 ms with jitter of a quarter: 150-250 ms after the
+        // second attempt, 300-500 ms after the third.
+        assert!(gaps[1] >= Duration::from_millis(150), "{gaps:?}");
+        assert!(gaps[2] >= Duration::from_millis(300), "{gaps:?}");
         assert!(
-            got[1].at - got[0].at >= Duration::from_millis(950),
-            "{got:?}"
+            gaps[1] < gaps[0] && gaps[2] < Duration::from_secs(2),
+            "{gaps:?}"
         );
-        let m = &got[2].message["message"];
+        let m = &got[3].message["message"];
         assert_eq!(m["token"], "fcm-token:bob_1");
         assert_eq!(m["data"]["game_id"], game.as_str());
         assert_eq!(m["notification"]["body"], "Your move against ann.");
         assert!(m["android"]["collapse_key"].is_string(), "{m}");
+        // The push's time is the change's, as the feed has it (both stores' write paths).
+        let feed = turns(&app, bob).await;
+        let time = |v: &Value| {
+            v.as_str()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.timestamp_micros())
+        };
+        assert!(time(&m["data"]["at"]).is_some(), "{m}");
+        assert_eq!(time(&m["data"]["at"]), time(&feed[0]["at"]), "{m} {feed:?}");
         assert_public(&m.to_string());
         assert_eq!(peer.grants(), 1, "the access token is kept");
+        // The delivery log counts the attempts; the push is sent once it succeeds.
+        let log = format!(
+            "/v1/me/devices/{}/deliveries",
+            phone["id"].as_str().unwrap_or("")
+        );
+        let log = json_body(app.get(&log, bob.token()).await, StatusCode::OK).await;
+        let turn = &log["deliveries"][0];
+        assert_eq!(
+            (&turn["status"], &turn["attempts"], &turn["last_status"]),
+            (&json!("delivered"), &json!(4), &json!(200)),
+            "{log}"
+        );
         // UNREGISTERED: the device is removed.
         peer.forget("fcm-token:bob_1");
         small_game(&app, &table).await;

@@ -165,6 +165,10 @@ impl Fcm {
         let status = res.status().as_u16();
         let after = retry_after(res.headers());
         if res.status().is_success() {
+            // Read to its end, so that the connection goes back to the pool (an HTTP/1.1
+            // connection whose answer was left unread is closed: a new one, with its TLS
+            // handshake, per push).
+            let _ = res.bytes().await;
             return Outcome::Delivered(status);
         }
         let body: Value = res.json().await.unwrap_or(Value::Null);

@@ -5,7 +5,9 @@
 //! retried with exponential backoff (honouring `Retry-After`) on 429 and 5xx until the
 //! deadline or a day has passed, the device deleted when the provider says it is gone.
 //! Pushes are at least once: each carries the feed item's seq, and the providers collapse
-//! repeats by their collapse keys.
+//! repeats by their collapse keys. Sends do not wait for each other: each runs as a task of
+//! its own, at most [`IN_FLIGHT`] per process and [`PER_DEVICE`] per device, the accounts
+//! taken in turn (`store::push_outbox`).
 //!
 //! - [`text`]: what a push says, from the feed item alone (never a card, R8).
 //! - [`web`], [`apns`], [`fcm`]: the three protocols; [`vapid`]: the Web Push key.
@@ -13,6 +15,7 @@
 pub mod apns;
 pub mod fcm;
 mod metrics;
+mod record;
 pub mod text;
 pub mod vapid;
 pub mod web;
@@ -32,10 +35,16 @@ use crate::store::{ClaimedPush, PushAttempt, Store};
 pub use metrics::PushMetrics;
 use text::Notification;
 
-/// Pushes claimed per round at most.
-const BATCH: usize = 32;
-/// Sends in flight in one process at most.
-const IN_FLIGHT: usize = 64;
+/// Pushes claimed per round at most (all free slots: every claim is a write transaction,
+/// so fewer, larger claims cost the actions' writes less).
+const BATCH: usize = 64;
+/// Sends in flight in one process at most: more than an account's devices, so that one
+/// account whose every device hangs leaves room for the others.
+pub const IN_FLIGHT: usize = 64;
+/// Sends in flight to one device at most, over all processes: a device that hangs or fails
+/// holds up only its own pushes (which also reach it in order).
+pub const PER_DEVICE: i64 = 1;
+const _: () = assert!((crate::service::devices::MAX_DEVICES as usize) < IN_FLIGHT);
 /// The longest pause between two attempts.
 const MAX_DELAY: Duration = Duration::from_secs(3600);
 /// A push lives at least this long at the provider, even right before a deadline.
@@ -121,6 +130,7 @@ pub fn providers(config: &Config, store: &Store) -> crate::service::devices::Pro
         web_push: matches!(vapid::private_key(config, store), Ok(Some(k)) if !k.is_empty()),
         apns: config.push.apns.is_some(),
         fcm: config.push.fcm_service_account_file.is_some(),
+        web_push_http: config.push.allow_http,
     }
 }
 
@@ -163,6 +173,7 @@ pub async fn run(store: Service, config: Config, metrics: crate::metrics::Metric
     });
     let settings = Arc::new(settings.clone());
     let slots = Arc::new(Semaphore::new(IN_FLIGHT));
+    let recorder = record::start(store.store().clone());
     let mut backlog_at = tokio::time::Instant::now();
     loop {
         if backlog_at.elapsed() >= Duration::from_secs(5) {
@@ -179,7 +190,10 @@ pub async fn run(store: Service, config: Config, metrics: crate::metrics::Metric
         let lease = chrono::Duration::from_std(settings.timeout * 2 + Duration::from_secs(1))
             .unwrap_or(chrono::Duration::MAX);
         let until = now + lease;
-        let claimed = blocking(&store, move |s| s.claim_pushes(now, until, want as i64)).await;
+        let claimed = blocking(&store, move |s| {
+            s.claim_pushes(now, until, want as i64, PER_DEVICE)
+        })
+        .await;
         match claimed {
             Ok(claimed) => {
                 let full = claimed.len() == want;
@@ -187,15 +201,22 @@ pub async fn run(store: Service, config: Config, metrics: crate::metrics::Metric
                     let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
                         return;
                     };
-                    let (store, senders, settings, metrics) = (
-                        store.clone(),
+                    let (recorder, senders, settings, metrics) = (
+                        recorder.clone(),
                         Arc::clone(&senders),
                         Arc::clone(&settings),
                         metrics.clone(),
                     );
                     actix_web::rt::spawn(async move {
-                        send_one(&store, &senders, push, &settings, &metrics).await;
-                        drop(slot);
+                        let attempt = send_one(&senders, &push, &settings, &metrics).await;
+                        let finished = record::Finished {
+                            push,
+                            attempt,
+                            slot,
+                        };
+                        if recorder.send(finished).is_err() {
+                            tracing::warn!("the push recorder stopped: attempts are not recorded");
+                        }
                     });
                 }
                 if full {
@@ -251,16 +272,16 @@ fn next_try(
     (at <= end).then_some(at)
 }
 
+/// One attempt at `push` (none in its device's quiet hours): how it went.
 async fn send_one(
-    store: &Store,
     senders: &Senders,
-    push: ClaimedPush,
+    push: &ClaimedPush,
     settings: &crate::config::PushConfig,
     metrics: &PushMetrics,
-) {
+) -> PushAttempt {
     let now = Utc::now();
     let provider = push.device.device.provider.clone();
-    let attempt = if let Some(at) = quiet_until(&push, now) {
+    if let Some(at) = quiet_until(push, now) {
         PushAttempt::Deferred { at }
     } else {
         let note = text::notification(&push.body, &push.device.device.language);
@@ -269,7 +290,7 @@ async fn send_one(
             .and_then(|d| (d - now).to_std().ok())
             .unwrap_or(settings.retry_for)
             .max(MIN_TTL);
-        let outcome = senders.send(&push, &note, ttl).await;
+        let outcome = senders.send(push, &note, ttl).await;
         metrics.sent(&provider, outcome.label());
         tracing::info!(push = %push.id, %provider, outcome = ?outcome, "push attempt");
         match outcome {
@@ -287,14 +308,9 @@ async fn send_one(
             } => PushAttempt::Failed {
                 status,
                 error: reason,
-                retry_at: next_try(settings, &push, after, Utc::now()),
+                retry_at: next_try(settings, push, after, Utc::now()),
             },
         }
-    };
-    let id = push.id.clone();
-    if let Err(e) = blocking(store, move |s| s.finish_push(&push, &attempt)).await {
-        // The lease runs out and the push is tried again: at least once.
-        tracing::warn!(push = %id, error = %e, "cannot record a push attempt");
     }
 }
 
@@ -342,83 +358,4 @@ pub(crate) fn no_answer(e: &reqwest::Error) -> Outcome {
 }
 
 #[cfg(test)]
-mod tests {
-    use chrono::TimeZone;
-
-    use super::*;
-    use crate::store::{Device, NewDevice};
-
-    fn push(quiet: Option<(i32, i32)>, utc_offset: i32) -> ClaimedPush {
-        ClaimedPush {
-            id: "push_0".into(),
-            device: Device {
-                id: uuid::Uuid::new_v4(),
-                created_at: Utc::now(),
-                device: NewDevice {
-                    account_id: uuid::Uuid::new_v4(),
-                    provider: "fcm".into(),
-                    address: "t".into(),
-                    p256dh: None,
-                    auth: None,
-                    topic: None,
-                    sandbox: false,
-                    kinds: vec!["your_turn".into()],
-                    language: "en".into(),
-                    quiet,
-                    utc_offset,
-                },
-            },
-            body: serde_json::Value::Null,
-            attempts: 0,
-            created_at: Utc::now(),
-            deadline: None,
-        }
-    }
-
-    #[test]
-    fn quiet_hours_hold_pushes_until_they_end_in_the_devices_day() {
-        let at = |h, m| {
-            Utc.with_ymd_and_hms(2026, 12, 2, h, m, 0)
-                .single()
-                .expect("a time")
-        };
-        // 22:00-07:00 at UTC+1: 21:30 UTC is 22:30 there, quiet until 06:00 UTC.
-        let night = push(Some((22 * 60, 7 * 60)), 60);
-        let until = quiet_until(&night, at(21, 30)).expect("quiet");
-        assert_eq!(until, at(21, 30) + chrono::Duration::minutes(8 * 60 + 30));
-        assert_eq!(quiet_until(&night, at(12, 0)), None);
-        assert_eq!(quiet_until(&push(None, 0), at(23, 0)), None);
-        // A span within one day.
-        let lunch = push(Some((12 * 60, 13 * 60)), 0);
-        assert_eq!(quiet_until(&lunch, at(12, 15)), Some(at(13, 0)));
-    }
-
-    #[test]
-    fn a_retry_waits_at_least_retry_after_and_ends_at_the_deadline() {
-        let settings = crate::config::PushConfig::default();
-        let now = Utc::now();
-        let mut p = push(None, 0);
-        p.created_at = now;
-        let later = next_try(&settings, &p, Some(Duration::from_secs(120)), now).expect("a retry");
-        assert!(later - now >= chrono::Duration::seconds(120));
-        let first = next_try(&settings, &p, None, now).expect("a retry");
-        assert!(first - now <= chrono::Duration::milliseconds(6250));
-        p.deadline = Some(now + chrono::Duration::seconds(2));
-        assert_eq!(
-            next_try(&settings, &p, None, now),
-            None,
-            "past the deadline"
-        );
-    }
-
-    #[test]
-    fn retry_after_reads_seconds_and_dates() {
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert(reqwest::header::RETRY_AFTER, "7".parse().expect("a value"));
-        assert_eq!(retry_after(&headers), Some(Duration::from_secs(7)));
-        let date = (Utc::now() + chrono::Duration::seconds(90)).to_rfc2822();
-        headers.insert(reqwest::header::RETRY_AFTER, date.parse().expect("a value"));
-        let wait = retry_after(&headers).expect("a wait");
-        assert!(wait > Duration::from_secs(80) && wait <= Duration::from_secs(90));
-    }
-}
+mod tests;

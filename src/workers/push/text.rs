@@ -76,6 +76,11 @@ pub fn notification(item: &Value, language: &str) -> Notification {
         .and_then(Value::as_str)
         .unwrap_or("?")
         .to_string();
+    let by = data
+        .get("by")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
     let due = deadline
         .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
         .unwrap_or_default();
@@ -121,6 +126,14 @@ pub fn notification(item: &Value, language: &str) -> Notification {
         ("player_joined", true) => (
             "Neuer Mitspieler".into(),
             format!("{joined} ist deinem Spiel beigetreten."),
+        ),
+        ("invited", false) => (
+            "New invitation".into(),
+            format!("{by} invited you to a game."),
+        ),
+        ("invited", true) => (
+            "Neue Einladung".into(),
+            format!("{by} hat dich zu einem Spiel eingeladen."),
         ),
         (other, _) => (other.to_string(), String::new()),
     };
@@ -179,5 +192,24 @@ mod tests {
             "Your move against bob is due by 2026-12-03 10:30 UTC."
         );
         assert!(en.deadline.is_some());
+    }
+
+    #[test]
+    fn an_invitation_names_who_invited_in_either_language() {
+        let item = json!({
+            "seq": 2, "kind": "invited", "game_id": "0b0c3c5e-8a43-4a4e-9a55-1f2d3c4b5a69",
+            "data": { "by": "ann", "seats": [ { "seat": 0, "username": "ann" } ] }
+        });
+        let en = notification(&item, "en");
+        assert_eq!(
+            (en.title.as_str(), en.body.as_str()),
+            ("New invitation", "ann invited you to a game.")
+        );
+        assert_eq!(en.collapse_key(), None, "each invitation is its own");
+        let de = notification(&item, "de");
+        assert_eq!(
+            (de.title.as_str(), de.body.as_str()),
+            ("Neue Einladung", "ann hat dich zu einem Spiel eingeladen.")
+        );
     }
 }

@@ -23,6 +23,7 @@ pub struct WebPush {
     guard: Guard,
     vapid: PartialVapidSignatureBuilder,
     subject: String,
+    allow_http: bool,
 }
 
 impl WebPush {
@@ -41,12 +42,17 @@ impl WebPush {
             guard,
             vapid,
             subject: settings.vapid_subject.clone(),
+            allow_http: settings.allow_http,
         })
     }
 
     pub async fn send(&self, push: &ClaimedPush, note: &Notification, ttl: Duration) -> Outcome {
         let device = &push.device.device;
         let refused = |reason: String| Outcome::Refused { status: 0, reason };
+        // Checked at registration too; again here for a server restarted without the override.
+        if !crate::service::devices::secure_enough(&device.address, self.allow_http) {
+            return refused("not an https endpoint".into());
+        }
         match address::host(&device.address) {
             Ok(Host::Address(ip)) => {
                 if self.guard.allowed(ip).is_err() {
@@ -114,6 +120,8 @@ impl WebPush {
         };
         let status = res.status().as_u16();
         let after = retry_after(res.headers());
+        // Read to its end, so that the connection goes back to the pool.
+        let _ = res.bytes().await;
         match status {
             200..=299 => Outcome::Delivered(status),
             404 | 410 => Outcome::Gone {

@@ -407,7 +407,7 @@ fn the_stored_state_writes_cards_as_numbers_and_reads_both_forms() {
 }
 
 /// The stored state's fields are ordered so that an action changes only its end (see the docs
-/// of `Game`): the server's database then logs that end, not the whole state (issue 14).
+/// of `Game`): the server's database then logs that end, not the whole state.
 #[test]
 fn an_action_changes_the_end_of_the_stored_state() {
     let mut dice = Dice(0x0da7_a5e7);
