@@ -38,6 +38,19 @@ impl Card {
     }
 }
 
+/// A card as people name it: its number, or "joker", "card swap", "skip", "rack swap".
+impl std::fmt::Display for Card {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Card::Number { value } => write!(f, "{value}"),
+            Card::Joker => f.write_str("joker"),
+            Card::CardSwap => f.write_str("card swap"),
+            Card::Skip => f.write_str("skip"),
+            Card::RackSwap => f.write_str("rack swap"),
+        }
+    }
+}
+
 /// A slot, named by its label 5, 10, ..., 60 (R1.2). Another label is refused with
 /// `slot_out_of_range`.
 // The label is kept as given so that a bad label is that rules error, not a parse error.
@@ -71,3 +84,24 @@ impl Slot {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct Rack(pub [Card; 12]);
+
+#[cfg(test)]
+mod tests {
+    use super::Card;
+
+    /// R1.3: every kind of card has the name an audit report or a person uses.
+    #[test]
+    fn cards_are_named_as_people_name_them() {
+        let named: Vec<String> = [
+            Card::Number { value: 42 },
+            Card::Joker,
+            Card::CardSwap,
+            Card::Skip,
+            Card::RackSwap,
+        ]
+        .iter()
+        .map(Card::to_string)
+        .collect();
+        assert_eq!(named, ["42", "joker", "card swap", "skip", "rack swap"]);
+    }
+}

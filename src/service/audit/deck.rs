@@ -62,7 +62,7 @@ pub fn check_deal(
                     "round {round}: seat {seat}'s dealt rack does not match the seed's deck \
                      (slot {}: recorded {}, the deck gives {})",
                     Slot::from_index(i).0,
-                    show_card(card),
+                    card,
                     value.map_or("nothing".to_string(), |v| v.to_string()),
                 ));
             }
@@ -77,18 +77,8 @@ pub fn check_start_card(round: u32, recorded: &Card, deck: &StackedDeck) -> Resu
         Some(top) if top == recorded => Ok(()),
         top => Err(format!(
             "round {round}: start card recorded {}, the seed's deck gives {}",
-            show_card(recorded),
-            top.map_or("nothing".to_string(), show_card)
+            recorded,
+            top.map_or("nothing".to_string(), Card::to_string)
         )),
-    }
-}
-
-fn show_card(card: &Card) -> String {
-    match card {
-        Card::Number { value } => value.to_string(),
-        Card::Joker => "joker".into(),
-        Card::CardSwap => "card swap".into(),
-        Card::Skip => "skip".into(),
-        Card::RackSwap => "rack swap".into(),
     }
 }
