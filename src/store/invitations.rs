@@ -2,6 +2,8 @@
 //! accounts) and the invitees' `invited` feed items commit in one transaction, so an account
 //! is told exactly when it is invited.
 
+use std::sync::Arc;
+
 use uuid::Uuid;
 
 use super::{feed, game_wake, games, Target};
@@ -28,7 +30,7 @@ impl Store {
         wakes.push(game_wake(&record));
         let news = News {
             wakes,
-            tail: Some((record.clone(), events.to_vec())),
+            tail: Some((Arc::new(record.clone()), events.to_vec())),
             feed,
             ..News::default()
         };
@@ -52,7 +54,7 @@ impl Store {
             Ok::<_, UpdateError<E>>((written, wakes, items))
         })?;
         if let Target::Pg(_) = self.target {
-            self.recent.keep(&written);
+            self.recent.keep(&Arc::new(written.clone()));
         }
         let news = News {
             feed: feed::as_stored(&written, &wakes, items),

@@ -212,7 +212,7 @@ impl Store {
         let record = self.write(|conn| games::insert_game(conn, game, events, idempotency))?;
         let news = News {
             wakes: vec![game_wake(&record)],
-            tail: Some((record.clone(), events.to_vec())),
+            tail: Some((Arc::new(record.clone()), events.to_vec())),
             ..News::default()
         };
         Ok(self.committed(record, news))

@@ -36,7 +36,8 @@ impl RecentGames {
     }
 
     /// Keeps `game` as just written (committed), unless a newer version is kept already.
-    pub fn keep(&self, game: &GameRecord) {
+    /// Shared: the streams' tail of the same commit holds the same record.
+    pub fn keep(&self, game: &Arc<GameRecord>) {
         let mut games = self.lock();
         if games
             .get(&game.id)
@@ -49,7 +50,7 @@ impl RecentGames {
                 games.remove(&other);
             }
         }
-        games.insert(game.id, Arc::new(game.clone()));
+        games.insert(game.id, Arc::clone(game));
     }
 
     /// Game `id` has events up to `seq`: a kept record with fewer is stale.

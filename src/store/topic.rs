@@ -3,6 +3,8 @@
 //! tails can follow without reading them back. The store only reports; the service's
 //! post-commit step feeds its caches and wakes the hub.
 
+use std::sync::Arc;
+
 use uuid::Uuid;
 
 use super::{GameRecord, NewEvent, StoredFeedItem};
@@ -53,7 +55,7 @@ pub struct News {
     /// The logs that grew: the game's, and one per account whose feed grew.
     pub wakes: Vec<Wake>,
     /// The game as written with the events it gained, in seq order.
-    pub tail: Option<(GameRecord, Vec<NewEvent>)>,
+    pub tail: Option<(Arc<GameRecord>, Vec<NewEvent>)>,
     /// The feed items written, with their seqs.
     pub feed: Vec<StoredFeedItem>,
     /// Accounts whose tokens or sessions changed: their streams check theirs again.

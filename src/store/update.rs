@@ -1,6 +1,8 @@
 //! A game's change, all or nothing: the store's half of the service's one write path, on
 //! either backend (see [`Store::update_game`]).
 
+use std::sync::Arc;
+
 use uuid::Uuid;
 
 use super::conn::{AnyConnection, Target};
@@ -66,12 +68,14 @@ impl Store {
             Some(done) => done,
             None => self.update_game_in_transaction(id, skip_locked, &decide)?,
         };
+        // One copy of the record for what this process keeps of the commit.
+        let kept = Arc::new(written.clone());
         if let Target::Pg(_) = self.target {
-            self.recent.keep(&written);
+            self.recent.keep(&kept);
         }
         let news = News {
             feed: feed::as_stored(&written, &wakes, feed),
-            tail: Some((written.clone(), events)),
+            tail: Some((kept, events)),
             wakes,
             ..News::default()
         };
@@ -94,7 +98,7 @@ impl Store {
             Ok::<_, UpdateError<E>>(games::set_invited(conn, &current, &invited, at)?)
         })?;
         if let Target::Pg(_) = self.target {
-            self.recent.keep(&written);
+            self.recent.keep(&Arc::new(written.clone()));
         }
         Ok(written)
     }
