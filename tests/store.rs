@@ -165,3 +165,5 @@ mod races;
 mod sessions;
 #[path = "store/setup.rs"]
 mod setup;
+#[path = "store/shard_keys.rs"]
+mod shard_keys;

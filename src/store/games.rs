@@ -4,7 +4,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use uuid::Uuid;
 
-use super::conn::AnyConnection;
+use super::conn::{AnyConnection, MultiBackend};
 use super::idempotency::insert_idempotency;
 use super::rows::{enum_text, state_json, to_json, EventRow, GameRow, SeatRow};
 use super::schema::{game_events, game_seats, games};
@@ -310,15 +310,26 @@ pub(super) fn events(
     after: i64,
     limit: i64,
 ) -> Result<Vec<StoredEvent>, StoreError> {
+    events_query(game, after, limit)
+        .load::<EventRow>(conn)?
+        .into_iter()
+        .map(EventRow::into_record)
+        .collect()
+}
+
+/// A page of one game's log: every replay, export, verification and events page reads it.
+/// On PostgreSQL it touches only the partition holding the game (the plan test shows it).
+pub(super) fn events_query<'a>(
+    game: Uuid,
+    after: i64,
+    limit: i64,
+) -> game_events::BoxedQuery<'a, MultiBackend> {
     game_events::table
         .filter(game_events::game_id.eq(game.to_string()))
         .filter(game_events::seq.gt(after))
         .order(game_events::seq)
         .limit(limit.max(0))
-        .load::<EventRow>(conn)?
-        .into_iter()
-        .map(EventRow::into_record)
-        .collect()
+        .into_boxed()
 }
 
 /// Replaces the accounts invited to `current` (read under the game's lock), moving its

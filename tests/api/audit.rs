@@ -2,6 +2,7 @@
 //! audit queries' index plans on PostgreSQL.
 
 mod admin;
+mod partitioned;
 mod plans;
 pub mod stacked;
 mod versions;

@@ -131,4 +131,46 @@ fn audit_queries_use_their_indexes() {
         "a player's games",
         &store.explain_player_games(player).expect("explain"),
     );
+    // A game's own log lives in one partition of the partitioned event log: its reads touch
+    // that one and no other.
+    let by_game = AuditEventQuery {
+        game: Some(game),
+        limit: 100,
+        ..Default::default()
+    };
+    let plans = [
+        ("a game's log page", store.explain_game_events(game, 0)),
+        ("by game", store.explain_audit_events(&by_game)),
+    ];
+    for (name, plan) in plans {
+        let plan = plan.expect("explain");
+        uses_an_index(name, &plan);
+        assert_eq!(
+            partitions_read(&plan).len(),
+            1,
+            "{name} reads one partition:\n{plan:#?}"
+        );
+    }
+    let everything = store
+        .explain_audit_events(&AuditEventQuery {
+            limit: 100,
+            ..Default::default()
+        })
+        .expect("explain");
+    assert_eq!(
+        partitions_read(&everything).len(),
+        16,
+        "cross-game queries read them all"
+    );
+}
+
+/// The partitions of `game_events` a plan scans.
+fn partitions_read(plan: &[String]) -> std::collections::BTreeSet<String> {
+    plan.iter()
+        .flat_map(|line| line.split_whitespace())
+        .filter(|word| {
+            word.starts_with("game_events_p") && word[13..].chars().all(|c| c.is_ascii_digit())
+        })
+        .map(str::to_string)
+        .collect()
 }
