@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use diesel::expression::AggregateExpressionMethods;
+
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use sha2::{Digest, Sha256};
@@ -161,7 +161,11 @@ impl Store {
                 .filter(seeks::status.eq(&open))
                 .filter(seeks::expires_at.gt(at))
                 .group_by(seeks::pool)
-                .having(diesel::dsl::count(seeks::account_id).aggregate_distinct().gt(1))
+                .having(
+                    diesel::dsl::count(seeks::account_id)
+                        .aggregate_distinct()
+                        .gt(1),
+                )
                 .select(seeks::pool)
                 .limit(limit)
                 .load(conn)?)
