@@ -40,6 +40,8 @@ mod receiver;
 mod refresh_grace;
 mod revocation;
 mod round_trips;
+mod seek_nodes;
+mod seeks;
 mod sessions;
 mod spec_bodies;
 mod spec_examples;
