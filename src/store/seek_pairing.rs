@@ -2,12 +2,13 @@
 //! seekers, lets the caller choose whom to seat, and writes the game, its feed items and the
 //! chosen seeks as matched to it, all or nothing.
 //!
-//! Pairings of one pool take turns: on PostgreSQL under a transaction-level advisory lock on
-//! the pool's key, on SQLite under the file's write lock. Each pass reads the pool after the
-//! one before it committed, and a seek looks for partners only after its own insert
-//! committed; so of two seeks asked at the same moment on two processes, the later pass sees
-//! both, and a compatible pair is never left waiting. The matched update tests the status
-//! again, so a seek cancelled meanwhile rolls the pairing back.
+//! Exactly once: the matched update tests each seek's status again, so a seek another pass
+//! (or a cancel) took meanwhile rolls this pairing back, game and all. Never left waiting: a
+//! seek looks for partners only after its own insert committed, and a pass reads the pool in
+//! a statement of its own; so of two seeks asked at the same moment on two processes, the
+//! later pass sees both. Passes of one pool take turns (on PostgreSQL a transaction-level
+//! advisory lock on the pool's key, on SQLite the file's write lock), so that they do not
+//! choose the same seeks and roll back in turn under load.
 
 use std::collections::HashSet;
 use std::sync::Arc;
