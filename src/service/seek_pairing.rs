@@ -198,3 +198,83 @@ pub fn sweep(store: &Service) -> Result<usize, ServiceError> {
     }
     Ok(games)
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use racko_rules::Options;
+    use uuid::Uuid;
+
+    use super::{choose, Candidates};
+    use crate::store::{SeekRecord, SeekStatus};
+
+    fn seek(account: u128, players: u8, range: (Option<i32>, Option<i32>)) -> SeekRecord {
+        SeekRecord {
+            id: Uuid::new_v4(),
+            account_id: Uuid::from_u128(account),
+            username: format!("p{account}"),
+            options: Options {
+                players,
+                ..Options::default()
+            },
+            rated: false,
+            rating: 1500,
+            range,
+            status: SeekStatus::Open,
+            game_id: None,
+            created_at: Utc::now(),
+            expires_at: Utc::now(),
+            ended_at: None,
+        }
+    }
+
+    fn accounts(table: Option<Vec<&SeekRecord>>) -> Vec<u128> {
+        table
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.account_id.as_u128())
+            .collect()
+    }
+
+    #[test]
+    fn the_oldest_seek_that_completes_a_table_is_served_with_the_oldest_partners() {
+        let pool = Candidates {
+            seeks: vec![
+                seek(1, 2, (Some(1600), None)),
+                seek(2, 2, (None, None)),
+                seek(3, 2, (None, None)),
+            ],
+            ..Candidates::default()
+        };
+        assert_eq!(
+            accounts(choose(&pool)),
+            vec![2, 3],
+            "1 accepts nobody rated 1500"
+        );
+    }
+
+    #[test]
+    fn a_table_needs_every_pair_compatible_and_distinct_accounts() {
+        let mut pool = Candidates {
+            seeks: vec![
+                seek(1, 3, (None, None)),
+                seek(2, 3, (None, None)),
+                seek(1, 3, (None, None)),
+                seek(3, 3, (None, None)),
+                seek(4, 3, (None, None)),
+            ],
+            ..Candidates::default()
+        };
+        pool.blocks.insert((Uuid::from_u128(3), Uuid::from_u128(2)));
+        assert_eq!(
+            accounts(choose(&pool)),
+            vec![1, 2, 4],
+            "1 twice, 3 blocks 2"
+        );
+        pool.seeks.truncate(4);
+        assert!(
+            choose(&pool).is_none(),
+            "no third for 1 and 2, nor for 1 and 3"
+        );
+    }
+}

@@ -41,6 +41,7 @@ mod refresh_grace;
 mod revocation;
 mod round_trips;
 mod seek_nodes;
+mod seek_sweep;
 mod seeks;
 mod sessions;
 mod spec_bodies;

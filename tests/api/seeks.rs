@@ -21,11 +21,11 @@ both_stores!(
     a_deleted_account_seeks_no_more,
 );
 
-fn two_player(target: u32) -> Value {
+pub(crate) fn two_player(target: u32) -> Value {
     json!({ "options": { "players": 2, "target": target, "turn_time": 86_400 } })
 }
 
-async fn seek(app: &TestApp, token: &str, body: &Value) -> Value {
+pub(crate) async fn seek(app: &TestApp, token: &str, body: &Value) -> Value {
     json_body(
         app.post_json("/v1/seeks", Some(token), body).await,
         StatusCode::CREATED,
@@ -33,7 +33,7 @@ async fn seek(app: &TestApp, token: &str, body: &Value) -> Value {
     .await
 }
 
-async fn seek_of(app: &TestApp, token: &str, id: &Value) -> Value {
+pub(crate) async fn seek_of(app: &TestApp, token: &str, id: &Value) -> Value {
     let path = format!("/v1/seeks/{}", id.as_str().expect("an id"));
     json_body(app.get(&path, Some(token)).await, StatusCode::OK).await
 }
@@ -46,7 +46,7 @@ async fn cancel(app: &TestApp, token: &str, id: &Value) -> reqwest::Response {
         .expect("answered")
 }
 
-async fn feed_kinds(app: &TestApp, token: &str, game: &Value) -> Vec<String> {
+pub(crate) async fn feed_kinds(app: &TestApp, token: &str, game: &Value) -> Vec<String> {
     let feed = json_body(
         app.get("/v1/me/feed?limit=500", Some(token)).await,
         StatusCode::OK,
