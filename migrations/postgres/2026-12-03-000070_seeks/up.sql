@@ -5,7 +5,7 @@
 -- `expires_at` has expired and never pairs. Not a per-game table: a seek exists before its
 -- game, which it names only once matched.
 CREATE TABLE seeks (
-    id TEXT PRIMARY KEY,
+    id TEXT NOT NULL PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts (id),
     pool TEXT NOT NULL,
     options TEXT NOT NULL,

@@ -1,6 +1,6 @@
 -- The SQLite twin of migrations/postgres (see there).
 CREATE TABLE seeks (
-    id TEXT PRIMARY KEY,
+    id TEXT NOT NULL PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts (id),
     pool TEXT NOT NULL,
     options TEXT NOT NULL,
