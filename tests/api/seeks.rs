@@ -13,7 +13,7 @@ both_stores!(
     a_seek_waits_then_pairs_with_the_next_seeker_into_a_started_game,
     four_seekers_fill_a_table_of_four,
     the_oldest_compatible_seek_is_served_first_and_never_a_seekers_own,
-    r_blocks_blocked_seekers_are_never_paired_either_way,
+    blocked_seekers_are_never_paired_either_way,
     rating_ranges_must_accept_both_ways,
     a_seek_expires_or_is_cancelled_and_then_never_pairs,
     open_seeks_are_bounded_per_account,
@@ -160,7 +160,7 @@ async fn the_oldest_compatible_seek_is_served_first_and_never_a_seekers_own(app:
     assert_eq!(own["status"], "open", "the newer one still waits");
 }
 
-async fn r_blocks_blocked_seekers_are_never_paired_either_way(app: TestApp) {
+async fn blocked_seekers_are_never_paired_either_way(app: TestApp) {
     let (ann, _) = app.register("seek_ann").await;
     let (bob, _) = app.register("seek_bob").await;
     let (cat, _) = app.guest().await;
