@@ -149,6 +149,16 @@ codes! {
     Blocked = "blocked",
     /// A friend request or block naming the caller itself.
     OwnAccount = "own_account",
+    // Seeks.
+    SeekNotFound = "seek_not_found",
+    /// The account has as many open seeks as allowed.
+    TooManySeeks = "too_many_seeks",
+    /// The seek is no longer open: matched, cancelled or expired.
+    SeekClosed = "seek_closed",
+    InvalidRatingRange = "invalid_rating_range",
+    InvalidSeekExpiry = "invalid_seek_expiry",
+    /// A guest asked for a rated game.
+    RatedNeedsAccount = "rated_needs_account",
     // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

@@ -198,6 +198,30 @@ pub fn entry(code: Code) -> Entry {
             NONE,
         ),
         OwnAccount => ("The request names the caller's own account.", FIX),
+        SeekNotFound => (
+            "The caller has no seek with this id (seeks ended a day ago are gone).",
+            "Fetch `GET /v1/seeks` for the caller's seeks.",
+        ),
+        TooManySeeks => (
+            "The caller has as many open seeks as allowed (5).",
+            "Cancel one, or wait for one to be matched or to expire.",
+        ),
+        SeekClosed => (
+            "The seek is no longer open: it was matched into a game, cancelled, or expired.",
+            "Fetch the seek (`GET /v1/seeks/{id}`): a matched one names its game.",
+        ),
+        InvalidRatingRange => (
+            "The rating range is not 0..=4000 at each end, or its `min` is above its `max`.",
+            FIX,
+        ),
+        InvalidSeekExpiry => (
+            "`expires_in` is not 60 to 604,800 seconds (a minute to a week).",
+            FIX,
+        ),
+        RatedNeedsAccount => (
+            "A guest asked for a rated game: guests play casual games only.",
+            "Seek a casual game (`rated: false`), or register (`POST /v1/accounts/me/upgrade`).",
+        ),
         RematchExists => (
             "A rematch of this game exists already.",
             "Join that rematch instead.",

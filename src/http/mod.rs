@@ -21,6 +21,7 @@ pub mod observe;
 pub mod openapi;
 pub mod ops;
 pub mod problem;
+pub mod seeks;
 pub mod sessions;
 pub mod socket;
 mod state;
@@ -42,6 +43,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     lobby::configure(cfg);
     invitations::configure(cfg);
     friends::configure(cfg);
+    seeks::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);

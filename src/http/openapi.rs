@@ -66,6 +66,10 @@ use shape::{
         http::lobby::leave_game,
         http::lobby::rematch_game,
         http::lobby::invite_players,
+        http::seeks::create_seek,
+        http::seeks::list_seeks,
+        http::seeks::get_seek,
+        http::seeks::cancel_seek,
         http::invitations::withdraw_invitation,
         http::friends::list_friends,
         http::friends::request_friend,
@@ -110,7 +114,7 @@ use shape::{
     // In the order a client meets them: playing first, the main use.
     tags(
         (name = "play", description = "A game as the caller sees it, actions and the event log"),
-        (name = "lobby", description = "Creating, joining and leaving games; the lobby and the inbox"),
+        (name = "lobby", description = "Creating, joining and leaving games; the lobby and the inbox; seeking an opponent"),
         (name = "accounts", description = "Accounts, guests and tokens"),
         (name = "friends", description = "Friends (with acceptance) and blocks, by username"),
         (name = "notifications", description = "Server-Sent Events of a game's log and of the account feed; the feed as a long-polled page; webhooks; push devices"),

@@ -47,9 +47,8 @@ pub fn status(code: Code) -> StatusCode {
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
-        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked => {
-            StatusCode::FORBIDDEN
-        }
+        Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked
+        | RatedNeedsAccount => StatusCode::FORBIDDEN,
         NotFound
         | GameNotFound
         | PlayerNotFound
@@ -60,7 +59,8 @@ pub fn status(code: Code) -> StatusCode {
         | BlockNotFound
         | InvitationNotFound
         | DeviceNotFound
-        | PushNotConfigured => StatusCode::NOT_FOUND,
+        | PushNotConfigured
+        | SeekNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -91,7 +91,9 @@ pub fn status(code: Code) -> StatusCode {
         | TooManyFriends
         | TooManyFriendRequests
         | TooManyBlocks
-        | InviteeSeated => StatusCode::CONFLICT,
+        | InviteeSeated
+        | TooManySeeks
+        | SeekClosed => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -125,7 +127,9 @@ pub fn status(code: Code) -> StatusCode {
         | WebhookAddressRefused
         | InvalidWebhookKind
         | InvalidComputerSeat
-        | OwnAccount => StatusCode::UNPROCESSABLE_ENTITY,
+        | OwnAccount
+        | InvalidRatingRange
+        | InvalidSeekExpiry => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

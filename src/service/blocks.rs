@@ -1,8 +1,9 @@
 //! Blocks: the one question every path that brings two accounts together asks, "may A reach
 //! B?". A block works both ways: when either account blocks the other, neither may befriend
 //! or invite the other, nor take a seat at a table where the other sits, nor watch the
-//! other's games as a friend (a block ends the friendship). Later paths (pairing seekers,
-//! table talk) ask the same question here.
+//! other's games as a friend (a block ends the friendship), nor be paired by the seek pool
+//! (`seek_pairing::compatible`, on the blocks its transaction reads). Table talk will ask the
+//! same question here.
 
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! (`accounts::delete_account`). Every change goes through the game's one write path, as
 //! the player's own request would: resigning an active game (R10.3), leaving an open one
 //! (the creator leaving cancels it). Its webhook endpoints and push devices go too: nobody is
-//! left to receive.
+//! left to receive; its open seeks are cancelled, so that it is paired no more.
 
 use uuid::Uuid;
 
@@ -16,6 +16,9 @@ use crate::store::{GameQuery, GameStatus, StoreError};
 /// Resigns every active game of the caller, leaves every open one and deletes its webhook
 /// endpoints (with their pending deliveries).
 pub fn leave_all_games(store: &Service, caller: &Caller) -> Result<(), ServiceError> {
+    // Seeks first: a pairing that took one before it is cancelled has committed its game by
+    // then (the cancel waits for the seek's row), so the game is among those resigned below.
+    store.cancel_seeks_of(caller.id, store.now())?;
     for endpoint in store.webhooks(caller.id)? {
         match store.delete_webhook(caller.id, endpoint.id) {
             Err(StoreError::NotFound) => {}

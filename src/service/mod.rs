@@ -29,6 +29,8 @@ pub mod log_page;
 pub mod play;
 mod random;
 pub mod rematch;
+pub mod seek_pairing;
+pub mod seeks;
 pub mod sessions;
 mod store_errors;
 pub mod stream;

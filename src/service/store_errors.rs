@@ -47,6 +47,8 @@ pub fn conflict_code(conflict: Conflict) -> Code {
         Conflict::RematchExists => Code::RematchExists,
         Conflict::NotAGuest => Code::NotAGuest,
         Conflict::TooManyDevices => Code::TooManyDevices,
+        Conflict::TooManySeeks => Code::TooManySeeks,
+        Conflict::SeekTaken => Code::SeekClosed,
     }
 }
 

@@ -47,6 +47,10 @@ pub enum Conflict {
     RematchExists,
     NotAGuest,
     TooManyDevices,
+    /// The account has as many open seeks as allowed.
+    TooManySeeks,
+    /// A seek chosen for a pairing was no longer open when it was to be matched.
+    SeekTaken,
 }
 
 /// What of a request's values the store cannot take.

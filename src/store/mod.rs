@@ -32,6 +32,8 @@ mod replica;
 mod retention;
 mod rows;
 mod schema;
+mod seek_pairing;
+mod seeks;
 mod sessions;
 mod signed_in;
 #[cfg(test)]
@@ -52,6 +54,8 @@ pub use outbox::{Attempt, Claimed};
 pub use push_outbox::{ClaimedPush, PushAttempt};
 pub use recent::RecentGames;
 pub use replica::ReplicaReads;
+pub use seek_pairing::{Candidates, Pairing, PASS_SEEKS};
+pub use seeks::{NewSeek, SeekRecord, SeekStatus};
 pub use sessions::{LiveSession, NewSession, Refreshed, SessionRecord, SignedInAccount};
 pub use topic::{Committed, Heard, News, Topic, Wake};
 pub use types::*;

@@ -202,6 +202,25 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    seeks (id) {
+        id -> Text,
+        account_id -> Text,
+        pool -> Text,
+        options -> Text,
+        rated -> Bool,
+        rating -> Integer,
+        min_rating -> Nullable<Integer>,
+        max_rating -> Nullable<Integer>,
+        status -> Text,
+        game_id -> Nullable<Text>,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        ended_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::joinable!(seeks -> accounts (account_id));
 diesel::joinable!(push_outbox -> push_devices (device_id));
 diesel::joinable!(sessions -> accounts (account_id));
 diesel::joinable!(webhook_outbox -> webhook_endpoints (endpoint_id));
@@ -224,4 +243,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     push_outbox,
     friendships,
     blocks,
+    seeks,
 );

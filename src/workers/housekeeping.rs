@@ -1,8 +1,8 @@
 //! Work the server does on its own, on a timer, in every process: deleting Idempotency-Key
 //! answers older than their time to live (`RACKO_IDEMPOTENCY_TTL_SECS`) and webhook
 //! deliveries finished more than [`DELIVERY_RETENTION`] ago, and sessions that expired unused,
-//! in bounded batches so that one sweep never holds the database for long; and finishing
-//! account deletions that were cut short. Several processes sweeping at once only share the
+//! in bounded batches so that one sweep never holds the database for long; pairing and
+//! deleting seeks (`seeks`); and finishing account deletions that were cut short. Several processes sweeping at once only share the
 //! work.
 
 use std::time::Duration;
@@ -13,7 +13,7 @@ use crate::service::Service;
 use crate::store::{Store, StoreError};
 
 /// Rows deleted per statement.
-const BATCH: i64 = 1000;
+pub(super) const BATCH: i64 = 1000;
 
 /// How long a delivered or failed webhook delivery stays in the delivery log: a week, time
 /// to look into a failure, while the outbox does not grow without end.
@@ -48,6 +48,10 @@ pub async fn run(store: Service, ttl: Duration, every: Duration) {
             Ok(Err(e)) => tracing::warn!(error = %e, "session sweep failed"),
             Err(e) => tracing::warn!(error = %e, "session sweep panicked"),
         }
+        let seeks = store.clone();
+        if let Err(e) = tokio::task::spawn_blocking(move || super::seeks::sweep(&seeks)).await {
+            tracing::warn!(error = %e, "seek sweep panicked");
+        }
         match crate::service::accounts::finish_unfinished_deletions(&store).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(finished = n, "finished account deletions cut short"),
@@ -78,7 +82,9 @@ fn ago(span: Duration) -> DateTime<Utc> {
 }
 
 /// Runs `delete` (one batch) until a batch is not full; the rows deleted in all.
-fn in_batches(mut delete: impl FnMut() -> Result<usize, StoreError>) -> Result<usize, StoreError> {
+pub(super) fn in_batches(
+    mut delete: impl FnMut() -> Result<usize, StoreError>,
+) -> Result<usize, StoreError> {
     let mut total = 0;
     loop {
         let deleted = delete()?;

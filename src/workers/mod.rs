@@ -4,5 +4,6 @@
 
 pub mod housekeeping;
 pub mod push;
+pub mod seeks;
 pub mod sweeper;
 pub mod webhooks;

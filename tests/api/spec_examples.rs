@@ -236,6 +236,9 @@ async fn every_request_example_is_accepted(app: TestApp) {
     let path = "/v1/me/devices";
     let (status, body) = send(&app, "POST", path, Some(&me), &example("POST", path)).await;
     accept("POST", path, status, &body);
+    let path = "/v1/seeks";
+    let (status, body) = send(&app, "POST", path, Some(&me), &example("POST", path)).await;
+    accept("POST", path, status, &body);
 
     // Inviting the example's account (bob, the upgraded guest) to an open game.
     let (status, open) = send(&app, "POST", "/v1/games", Some(&me), &serde_json::json!({})).await;
