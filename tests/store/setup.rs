@@ -132,13 +132,16 @@ fn pg_shape(url: &str) -> Shape {
     let mut conn = PgConnection::establish(url).expect("connect");
     let columns = diesel::sql_query(
         "SELECT table_name::text, column_name::text, is_nullable = 'YES' AS nullable \
-         FROM information_schema.columns WHERE table_schema = 'public'",
+         FROM information_schema.columns WHERE table_schema = 'public' \
+         AND table_name::text NOT IN (SELECT relname FROM pg_class WHERE relispartition)",
     )
     .load::<Column>(&mut conn)
     .expect("columns");
-    // Constraint-backed indexes (…_pkey, …_key) are SQLite's unnamed autoindexes.
+    // Constraint-backed indexes (…_pkey, …_key) are SQLite's unnamed autoindexes. A
+    // partitioned table's partitions (the event log's) are its storage, not more tables.
     let indexes = diesel::sql_query(
         "SELECT indexname::text AS name FROM pg_indexes WHERE schemaname = 'public' \
+         AND tablename::text NOT IN (SELECT relname FROM pg_class WHERE relispartition) \
          AND indexname NOT LIKE '%\\_pkey' AND indexname NOT LIKE '%\\_key'",
     )
     .load::<Index>(&mut conn)
