@@ -47,7 +47,7 @@ pub fn slot(state: &AppState, user: &CurrentUser, req: &HttpRequest) -> Result<S
 }
 
 /// The stream's settings; its socket is bounded for a stream (`http::socket`).
-fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
+pub(crate) fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
     let drop_after = state.config.stream_limits.drop_after;
     sse::Settings {
         heartbeat: state.config.stream_heartbeat,

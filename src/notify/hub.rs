@@ -165,6 +165,10 @@ mod tests {
                 topic: Topic::Account(id),
                 seq: 1,
             },
+            Wake {
+                topic: Topic::Chat(id),
+                seq: 3,
+            },
         ] {
             assert_eq!(Wake::parse(&wake.payload()), Some(wake));
         }

@@ -10,6 +10,7 @@ pub mod access;
 pub mod accounts;
 pub mod audit;
 pub mod blocks;
+pub mod chat;
 pub mod computer;
 mod context;
 pub mod devices;

@@ -10,6 +10,7 @@
 mod accounts;
 mod audit;
 mod backlog;
+mod chat;
 mod conn;
 mod conninfo;
 mod deadlines;
@@ -47,6 +48,7 @@ mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use backlog::{Backlog, PoolUsage};
+pub use chat::{ChatMessage, ChatPosted, ChatRate, ChatReport, ChatReported, NewChatMessage};
 pub use devices::{Device, NewDevice, PushDelivery};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use friends::{Accepted, Befriended, Bound, Circle, FriendLimits, Related, Unfriend};
