@@ -37,19 +37,21 @@ pub const MAX_LIMIT: i64 = 500;
 
 /// A message to the table.
 #[derive(Clone, Debug, Deserialize, Serialize, ToSchema)]
+#[schema(example = json!({ "text": "good luck, all" }))]
 #[serde(deny_unknown_fields)]
 pub struct ChatPost {
     /// 1 to 500 characters, not only spaces; no control characters but line breaks.
-    #[schema(min_length = 1, max_length = 500, example = "good luck, all")]
+    #[schema(min_length = 1, max_length = 500)]
     pub text: String,
 }
 
 /// A report of a message to the admins.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, ToSchema)]
+#[schema(example = json!({ "reason": "insults" }))]
 #[serde(deny_unknown_fields)]
 pub struct ChatReportRequest {
     /// Why, in up to 300 characters (may be empty).
-    #[schema(max_length = 300, example = "insults")]
+    #[schema(max_length = 300)]
     #[serde(default)]
     pub reason: String,
 }
