@@ -35,6 +35,7 @@ pub mod seeks;
 pub mod sessions;
 mod store_errors;
 pub mod stream;
+pub mod stream_chat;
 pub mod sweep;
 pub mod tails;
 pub mod view;

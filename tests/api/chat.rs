@@ -23,6 +23,7 @@ both_stores!(
     reports_reach_the_admins_once,
     a_deleted_accounts_words_go_with_it,
     the_chat_stays_out_of_the_rules_log,
+    the_games_stream_carries_its_table_talk_when_asked,
 );
 
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -477,4 +478,85 @@ async fn the_chat_stays_out_of_the_rules_log(app: TestApp) {
     assert_eq!(res.status(), StatusCode::OK);
     said(&app, &bob, &id, "gg").await;
     assert_eq!(texts(&chat(&app, &ann, &id).await), ["hello", "gg"]);
+}
+
+/// Reads `res` until `done` holds of everything read, or `PATIENCE` passes; what was read.
+async fn read_until(res: &mut reqwest::Response, done: impl Fn(&str) -> bool) -> String {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut text = String::new();
+    while !done(&text) {
+        match tokio::time::timeout_at(deadline, res.chunk()).await {
+            Ok(Ok(Some(bytes))) => text.push_str(&String::from_utf8_lossy(&bytes)),
+            _ => break,
+        }
+    }
+    text
+}
+
+async fn open_stream(
+    app: &TestApp,
+    who: &Player,
+    path: &str,
+    last: Option<&str>,
+) -> reqwest::Response {
+    let mut req = app
+        .request(Method::GET, path, who.token())
+        .header("accept", "text/event-stream");
+    if let Some(last) = last {
+        req = req.header("Last-Event-ID", last);
+    }
+    let res = req.send().await.expect("answered");
+    assert_eq!(res.status(), StatusCode::OK);
+    res
+}
+
+async fn the_games_stream_carries_its_table_talk_when_asked(app: TestApp) {
+    let [ann, bob] = players(&app, &["ann", "bob"])
+        .await
+        .try_into()
+        .ok()
+        .expect("two");
+    let id = table(&app, &ann, &bob).await;
+    said(&app, &ann, &id, "before").await;
+    let events = json_body(
+        app.get(&format!("/v1/games/{id}/events?limit=500"), bob.token())
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let last = events["next_after"].as_i64().expect("a seq");
+    let path = format!("/v1/games/{id}/stream?chat=true");
+    let mut res = open_stream(&app, &bob, &path, None).await;
+    // The log as on the plain stream, each id naming the chat's place too, then the message.
+    let text = read_until(&mut res, |t| t.contains("before")).await;
+    assert!(text.contains(&format!("id: {last}.0\n")), "{text}");
+    assert!(
+        text.contains(&format!("event: chat\nid: {last}.1\ndata: ")),
+        "{text}"
+    );
+    said(&app, &ann, &id, "live").await;
+    let text = read_until(&mut res, |t| t.contains("live")).await;
+    assert!(text.contains(&format!("id: {last}.2\n")), "{text}");
+
+    // Resuming after the first message gives the second, not the first again.
+    let mut resumed = open_stream(&app, &bob, &path, Some(&format!("{last}.1"))).await;
+    let text = read_until(&mut resumed, |t| t.contains("live")).await;
+    assert!(text.contains("live") && !text.contains("before"), "{text}");
+    let bad = app
+        .request(Method::GET, &path, bob.token())
+        .header("Last-Event-ID", "7.x")
+        .send()
+        .await
+        .expect("answered");
+    assert_problem(bad, StatusCode::BAD_REQUEST, "invalid_after").await;
+
+    // The plain stream carries no chat.
+    let mut plain = open_stream(&app, &bob, &format!("/v1/games/{id}/stream"), None).await;
+    said(&app, &ann, &id, "unheard").await;
+    let text = read_until(&mut plain, |t| t.contains("unheard")).await;
+    assert!(
+        !text.contains("event: chat") && !text.contains("unheard"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("id: {last}\n")), "{text}");
 }
