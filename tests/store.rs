@@ -102,10 +102,15 @@ fn event(kind: &str, actor: Option<Uuid>) -> NewEvent {
 
 /// A change that keeps the game and seats and logs `events`.
 fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
+    seated(record, events, record.seats.clone())
+}
+
+/// A change that logs `events` and leaves `seats` at the table.
+fn seated(record: &GameRecord, events: Vec<NewEvent>, seats: Vec<SeatRecord>) -> GameChange {
     let changed = Changed {
         state: record.state.clone(),
         status: GameStatus::Active,
-        seats: record.seats.clone(),
+        seats,
         at: racko::store::now(),
         due_at: None,
     };

@@ -166,7 +166,7 @@ fn next_id_or_time(text: &str) -> Option<(usize, usize, &'static str)> {
 /// A web push subscription (never sent to: no delivery runs during the test).
 fn web_push() -> Value {
     let p256dh = format!("B{}", "A".repeat(86));
-    json!({ "web_push": { "endpoint": "https://push.example/sub", "keys": { "p256dh": p256dh, "auth": "tBHItJI5svbpez7KI4CCXg" } } })
+    json!({ "web_push": { "endpoint": "http://127.0.0.1:9/sub", "keys": { "p256dh": p256dh, "auth": "tBHItJI5svbpez7KI4CCXg" } } })
 }
 
 /// `who` acts on game `id` at the version he sees, with an `Idempotency-Key`.
@@ -197,6 +197,7 @@ async fn play(backend: TestBackend) -> Vec<String> {
         // No delivery during the test: the rows stay as written.
         c.webhook_poll = std::time::Duration::from_secs(3600);
         c.push.poll = std::time::Duration::from_secs(3600);
+        c.push.allow_http = true;
     })
     .await;
     let (ann, bob) = (account(&app, "ann").await, account(&app, "bob").await);
