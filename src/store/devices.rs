@@ -109,12 +109,13 @@ pub(super) fn wanting(
 }
 
 /// Writes a push row per device that wants `item`'s kind (in the caller's transaction).
-/// The body (`webhook_body`) is the feed item as the stream shows it (public facts only, R8).
+/// The body (`delivery_bodies`) is the feed item as the stream shows it (public facts only,
+/// R8).
 pub(super) fn enqueue(
     conn: &mut AnyConnection,
     devices: &[(String, Vec<String>)],
     item: &StoredFeedItem,
-    body: &super::webhook_body::BodyAroundSeq,
+    body: &super::delivery_bodies::BodyAroundSeq,
 ) -> Result<(), StoreError> {
     let wanted: Vec<&String> = devices
         .iter()

@@ -10,10 +10,10 @@ use diesel::sql_types::Text;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
+use super::delivery_bodies::Bodies;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{account_feed, account_feed_heads};
 use super::topic::{Topic, Wake};
-use super::webhook_body::Bodies;
 use super::{GameRecord, StoreError};
 
 /// An item for one account's feed, decided by the write path. Names the game (and the store

@@ -13,6 +13,7 @@ mod change;
 mod conn;
 mod conninfo;
 mod deadlines;
+mod delivery_bodies;
 mod devices;
 mod erase;
 mod error;
@@ -42,7 +43,6 @@ mod topic;
 mod types;
 mod update;
 mod wake;
-mod webhook_body;
 mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};

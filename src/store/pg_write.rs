@@ -21,9 +21,9 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
 
+use super::delivery_bodies::Bodies;
 use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
 use super::topic::{Topic, Wake};
-use super::webhook_body::Bodies;
 use super::{GameChange, GameRecord, StoreError};
 
 /// The statement's parts, each a `WITH` item, and which change needs which: PostgreSQL sets up
