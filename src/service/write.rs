@@ -89,8 +89,9 @@ pub struct Asker<'a> {
 /// How often a `Latest` change decides again after losing the compare-and-set.
 const LATEST_TRIES: usize = 3;
 
-/// Changes game `id`: the one write path (see the module docs). `decide` may run more than
-/// once (`Expect::Latest`), each time on the current game; an error from it writes nothing.
+/// Changes game `id`: the one write path (see the module docs). `decide` and `answer` run
+/// once, and again only on a newer game after the change lost the compare-and-set to another
+/// writer (`Store::update_game`); an error from `decide` writes nothing.
 pub fn change_game<T: Serialize>(
     store: &Service,
     id: Uuid,

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use super::change::{Changed, GameChange, UpdateError};
-use super::StoreError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
