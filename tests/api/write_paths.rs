@@ -294,6 +294,7 @@ async fn decisions_of(
     let path = format!("/v1/games/{game}/actions");
     let res = post_with(app, &path, player.token(), &headers, body).await;
     let status = res.status();
+    res.bytes().await.expect("the answer");
     (status, app.scrape().await.rise(&before, DECISIONS))
 }
 
