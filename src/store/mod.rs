@@ -1,7 +1,6 @@
-//! Persistence behind one narrow interface. Two backends share it: PostgreSQL (production) and
-//! an embedded SQLite file (the default when no `DATABASE_URL` is set). Callers never learn which
-//! one they talk to; backend differences (SQLite's WAL, busy timeout, write serialization) are
-//! handled in here.
+//! Persistence behind one narrow interface over two backends: PostgreSQL (production) and an
+//! embedded SQLite file (the default when no `DATABASE_URL` is set). Callers never learn which;
+//! backend differences (SQLite's WAL, busy timeout, write serialization) are handled in here.
 //!
 //! One diesel `MultiConnection` over both backends ([`conn::AnyConnection`]) keeps one query
 //! code path; one migrations folder per backend (`migrations/postgres`, `migrations/sqlite`),
@@ -10,10 +9,12 @@
 mod accounts;
 mod audit;
 mod backlog;
+mod change;
 mod chat;
 mod conn;
 mod conninfo;
 mod deadlines;
+mod delivery_bodies;
 mod devices;
 mod erase;
 mod error;
@@ -43,7 +44,6 @@ mod topic;
 mod types;
 mod update;
 mod wake;
-mod webhook_body;
 mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
