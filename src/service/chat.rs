@@ -32,8 +32,7 @@ pub const RATE: ChatRate = ChatRate {
     messages: 10,
     window: chrono::Duration::seconds(60),
 };
-pub const DEFAULT_LIMIT: i64 = 100;
-pub const MAX_LIMIT: i64 = 500;
+pub use super::paging::{DEFAULT_LIMIT, MAX_LIMIT};
 
 /// A message to the table.
 #[derive(Clone, Debug, Deserialize, Serialize, ToSchema)]
@@ -172,20 +171,7 @@ pub fn page(
     after: Option<i64>,
     limit: Option<i64>,
 ) -> Result<ChatPage, ServiceError> {
-    let after = after.unwrap_or(0);
-    if after < 0 {
-        return Err(ServiceError::new(
-            Code::InvalidAfter,
-            "after must be 0 or more",
-        ));
-    }
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ServiceError::new(
-            Code::InvalidLimit,
-            format!("limit must be 1..={MAX_LIMIT}"),
-        ));
-    }
+    let (after, limit) = super::paging::after_and_limit(after, limit)?;
     let game = access::load_visible(service, id, caller.id)?;
     let read = service.chat(id, after, limit)?;
     let next_after = read.last().map_or(after, |m| m.seq);
@@ -241,13 +227,7 @@ pub fn reports(
     cursor: Option<&str>,
     limit: Option<i64>,
 ) -> Result<ChatReportPage, ServiceError> {
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ServiceError::new(
-            Code::InvalidLimit,
-            format!("limit must be 1..={MAX_LIMIT}"),
-        ));
-    }
+    let limit = super::paging::checked_limit(limit)?;
     let after = cursor.map(read_cursor).transpose()?;
     let found = service.chat_reports(after, limit)?;
     let next_cursor = (found.len() as i64 == limit)

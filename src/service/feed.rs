@@ -11,11 +11,10 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Caller;
-use crate::error::{Code, ServiceError};
+use crate::error::ServiceError;
 use crate::store::{GameRecord, GameStatus, NewFeedItem, SeatRecord, Store, StoredFeedItem};
 
-pub const DEFAULT_LIMIT: i64 = 100;
-pub const MAX_LIMIT: i64 = 500;
+pub use super::paging::{DEFAULT_LIMIT, MAX_LIMIT};
 
 /// The items a change from `before` to (`status`, `seats`) causes. `seats` carry the
 /// awaiting flags as the write path derived them.
@@ -148,20 +147,7 @@ pub fn page(
     after: Option<i64>,
     limit: Option<i64>,
 ) -> Result<FeedPage, ServiceError> {
-    let after = after.unwrap_or(0);
-    if after < 0 {
-        return Err(ServiceError::new(
-            Code::InvalidAfter,
-            "after must be 0 or more",
-        ));
-    }
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ServiceError::new(
-            Code::InvalidLimit,
-            format!("limit must be 1..={MAX_LIMIT}"),
-        ));
-    }
+    let (after, limit) = super::paging::after_and_limit(after, limit)?;
     let items: Vec<FeedEntry> = store
         .feed(caller.id, after, limit)?
         .into_iter()

@@ -7,11 +7,10 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{seat_of, viewer_of, Caller, LogEvent};
-use crate::error::{Code, ServiceError};
+use crate::error::ServiceError;
 use crate::store::{GameRecord, Store, StoredEvent};
 
-pub const DEFAULT_LIMIT: i64 = 100;
-pub const MAX_LIMIT: i64 = 500;
+pub use super::paging::{DEFAULT_LIMIT, MAX_LIMIT};
 
 /// One entry of the log as the caller may see it.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -100,20 +99,7 @@ pub fn page(
     after: Option<i64>,
     limit: Option<i64>,
 ) -> Result<EventPage, ServiceError> {
-    let after = after.unwrap_or(0);
-    if after < 0 {
-        return Err(ServiceError::new(
-            Code::InvalidAfter,
-            "after must be 0 or more",
-        ));
-    }
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ServiceError::new(
-            Code::InvalidLimit,
-            format!("limit must be 1..={MAX_LIMIT}"),
-        ));
-    }
+    let (after, limit) = super::paging::after_and_limit(after, limit)?;
     // The state is read before the events: an event newer than this state then belongs to a
     // round this state thinks open (or unknown), so it is projected as hidden, never the reverse.
     let record = super::access::load_visible(store, game, caller.id)?;

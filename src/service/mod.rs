@@ -27,6 +27,7 @@ pub mod lists;
 pub mod lobby;
 pub mod log_event;
 pub mod log_page;
+mod paging;
 pub mod play;
 mod random;
 pub mod rematch;
