@@ -159,6 +159,10 @@ codes! {
     InvalidSeekExpiry = "invalid_seek_expiry",
     /// A guest asked for a rated game.
     RatedNeedsAccount = "rated_needs_account",
+    /// A rated game asked for with computer seats.
+    RatedWithComputer = "rated_with_computer",
+    /// A leaderboard query names a pool that does not exist, or a bound out of range.
+    InvalidLeaderboard = "invalid_leaderboard",
     // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

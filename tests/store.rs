@@ -111,6 +111,7 @@ fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
         idempotency: None,
         feed: vec![],
         due_at: None,
+        end: None,
     }
 }
 

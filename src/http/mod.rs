@@ -21,6 +21,7 @@ pub mod observe;
 pub mod openapi;
 pub mod ops;
 pub mod problem;
+pub mod ratings;
 pub mod seeks;
 pub mod sessions;
 pub mod socket;
@@ -44,6 +45,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     invitations::configure(cfg);
     friends::configure(cfg);
     seeks::configure(cfg);
+    ratings::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);

@@ -223,6 +223,9 @@ fn write_one<T: Serialize>(
         lead,
     );
     let feed = super::feed::items(game, decision.status, &decision.seats);
+    // The change that finishes the game writes its results and ratings with it.
+    let end = (decision.status == GameStatus::Finished && game.status != GameStatus::Finished)
+        .then(|| super::ratings::game_end(game, &decision.state, &decision.seats));
     let mut change = GameChange {
         feed,
         state: decision.state,
@@ -232,6 +235,7 @@ fn write_one<T: Serialize>(
         at,
         idempotency: None,
         due_at,
+        end,
     };
     let next = game.after(&change);
     let written = Written {

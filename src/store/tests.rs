@@ -120,6 +120,7 @@ fn a_stale_compare_and_set_writes_nothing() {
         idempotency: None,
         feed: vec![],
         due_at: None,
+        end: None,
     };
     let apply = |record: &GameRecord| {
         let mut conn = store.conn().expect("a connection");

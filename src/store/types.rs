@@ -107,16 +107,19 @@ pub struct Access {
     pub visibility: Visibility,
     pub spectators: Spectators,
     pub invited: Vec<Invitee>,
+    /// A rated game: its end moves its players' ratings. Only registered people sit in one.
+    pub rated: bool,
 }
 
 /// What the columns hold for a game stored before these settings existed: public, watched
-/// by anyone, nobody invited. (A new game's defaults are the service's to choose.)
+/// by anyone, nobody invited, casual. (A new game's defaults are the service's to choose.)
 impl Default for Access {
     fn default() -> Self {
         Access {
             visibility: Visibility::Public,
             spectators: Spectators::Anyone,
             invited: Vec::new(),
+            rated: false,
         }
     }
 }
@@ -236,6 +239,10 @@ impl GameRecord {
     }
 }
 
+pub use super::ratings::{
+    GameEnd, Rater, RatingChange, RatingRecord, ResultTotals, SeatResult, Skill,
+};
+
 /// What `Store::update_game`'s decision writes.
 #[derive(Clone, Debug)]
 pub struct GameChange {
@@ -251,6 +258,8 @@ pub struct GameChange {
     pub feed: Vec<super::NewFeedItem>,
     /// The game's `due_at` after the change.
     pub due_at: Option<DateTime<Utc>>,
+    /// Set by the change that ends the game: the results (and ratings) it writes.
+    pub end: Option<GameEnd>,
 }
 
 /// Why `Store::update_game` wrote nothing: the store failed, or the decision refused.

@@ -56,8 +56,9 @@ impl Store {
             Target::Pg(_) if !skip_locked => self.update_game_in_one_statement(id, &decide)?,
             _ => None,
         };
-        // None: SQLite, the sweeper, or another writer came between the read and the write.
-        // Then queue behind the game's lock and decide on what is there.
+        // None: SQLite, the sweeper, another writer came between the read and the write, or
+        // the change ends the game (its results and ratings are written with it, in one
+        // transaction). Then queue behind the game's lock and decide on what is there.
         let Updated {
             written,
             answer,
@@ -116,6 +117,9 @@ impl Store {
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
             let written = games::apply_change(conn, &current, &change)?;
+            if let Some(end) = &change.end {
+                super::ratings::record_end(conn, written.id, end, change.at.naive_utc())?;
+            }
             // The feed items commit (or roll back) with the change.
             let mut wakes = feed::append(conn, &written, &change.feed)?;
             wakes.push(game_wake(&written));
@@ -149,6 +153,10 @@ impl Store {
         // action decided again on what is there.
         if let Some(kept) = self.recent.get(id) {
             if let Ok((change, answer)) = decide(&kept) {
+                // A game's end writes its results and ratings too: the locking path's.
+                if change.end.is_some() {
+                    return Ok(None);
+                }
                 match mark_if_lost(&mut conn, |c| {
                     write_in_one_statement(c, &kept, change, answer)
                 }) {
@@ -177,6 +185,9 @@ impl Store {
                 .ok_or(StoreError::NotFound)?,
         };
         let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+        if change.end.is_some() {
+            return Ok(None);
+        }
         // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
         Ok(write_in_one_statement(&mut conn, &current, change, answer)?)
     }
