@@ -321,6 +321,12 @@ async fn rated_games_move_ratings_as_weng_lin_says_and_casual_ones_do_not(app: T
             .expect("winners")
             .contains(&json!(seat));
         assert_eq!(stats["wins"], i64::from(won));
+        let events = doc["events"].as_array().expect("events");
+        let called = events
+            .iter()
+            .filter(|e| e["kind"] == "racko_called" && e["actor_seat"] == json!(seat))
+            .count();
+        assert_eq!(stats["rackos_called"], called, "R4.2 calls of seat {seat}");
     }
 }
 
