@@ -163,6 +163,10 @@ codes! {
     InvalidChatMessage = "invalid_chat_message",
     InvalidReportReason = "invalid_report_reason",
     ChatMessageNotFound = "chat_message_not_found",
+    /// A rated game asked for with computer seats.
+    RatedWithComputer = "rated_with_computer",
+    /// A leaderboard query names a pool that does not exist, or a bound out of range.
+    InvalidLeaderboard = "invalid_leaderboard",
     // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

@@ -118,6 +118,7 @@ pub fn export(
         rules_version: racko_rules::RULES_VERSION,
         options: options.clone(),
         status: GameStatus::Finished,
+        rated: false,
         viewer: Viewer::Everyone,
         seats: players,
         exported_at: start,

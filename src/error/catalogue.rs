@@ -219,8 +219,18 @@ pub fn entry(code: Code) -> Entry {
             FIX,
         ),
         RatedNeedsAccount => (
-            "A guest asked for a rated game: guests play casual games only.",
-            "Seek a casual game (`rated: false`), or register (`POST /v1/accounts/me/upgrade`).",
+            "A guest asked for a rated game (a seek, a new game, or a seat at a rated table): \
+             guests play casual games only.",
+            "Play a casual game (`rated: false`), or register (`POST /v1/accounts/me/upgrade`).",
+        ),
+        RatedWithComputer => (
+            "A rated game was asked for with computer seats: computers play casual games only.",
+            "Create it casual (`rated: false`), or leave the seats to people.",
+        ),
+        InvalidLeaderboard => (
+            "The leaderboard query names no pool (`family` with `players`: standard 2 to 4, \
+             partner 4) or a bound out of range; `detail` says which.",
+            FIX,
         ),
         InvalidChatMessage => (
             "The chat message is empty, longer than 500 characters, or holds a control \

@@ -55,9 +55,9 @@ pub fn configure_join_by_code(cfg: &mut web::ServiceConfig) {
         (status = 201, description = "Created; the caller sits at seat 0", body = GameView),
         (status = 400, description = "`invalid_json`, `invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
-        (status = 403, description = "`test_mode_disabled`"),
+        (status = 403, description = "`test_mode_disabled`; `rated_needs_account`: a guest asked for a rated game"),
         (status = 404, description = "`player_not_found`: an invited username no account has"),
-        (status = 422, description = "`invalid_options`, `invalid_stacked_deck`, `invalid_computer_seat`, `invalid_body`, `idempotency_key_reused`"),
+        (status = 422, description = "`invalid_options`, `invalid_stacked_deck`, `invalid_computer_seat`, `rated_with_computer`, `invalid_body`, `idempotency_key_reused`"),
     ))]
 pub async fn create_game(
     state: web::Data<AppState>,
@@ -87,6 +87,7 @@ pub async fn create_game(
         (status = 200, description = "Seated", body = GameView),
         (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`rated_needs_account`: a guest asked for a seat at a rated table"),
         (status = 404, description = "`game_not_found`"),
         (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`, `seat_taken` (another joined the same seat at that moment)"),
         (status = 422, description = "`idempotency_key_reused`"),
@@ -113,6 +114,7 @@ pub async fn join_game(
         (status = 200, description = "Seated", body = GameView),
         (status = 400, description = "`invalid_idempotency_key`"),
         (status = 401, description = "`unauthorized`"),
+        (status = 403, description = "`rated_needs_account`: a guest asked for a seat at a rated table"),
         (status = 404, description = "`game_not_found`"),
         (status = 409, description = "`already_joined`, `game_started`, `game_full`, `game_cancelled`, `seat_taken` (another joined the same seat at that moment)"),
         (status = 422, description = "`invalid_body`, `idempotency_key_reused`"),

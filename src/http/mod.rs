@@ -22,6 +22,7 @@ pub mod observe;
 pub mod openapi;
 pub mod ops;
 pub mod problem;
+pub mod ratings;
 pub mod seeks;
 pub mod sessions;
 pub mod socket;
@@ -46,6 +47,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     friends::configure(cfg);
     seeks::configure(cfg);
     chat::configure(cfg);
+    ratings::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);

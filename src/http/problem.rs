@@ -43,6 +43,7 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidCursor
         | InvalidSeq
         | InvalidTimeRange
+        | InvalidLeaderboard
         | ExplainNeedsPostgres
         | ClientError => StatusCode::BAD_REQUEST,
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
@@ -132,7 +133,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidRatingRange
         | InvalidSeekExpiry
         | InvalidChatMessage
-        | InvalidReportReason => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidReportReason
+        | RatedWithComputer => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

@@ -66,6 +66,11 @@ pub struct CreateGame {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schema(max_items = 6)]
     pub invite: Vec<String>,
+    /// A rated game: its end moves its players' ratings. Default false: casual. Only
+    /// registered accounts sit at a rated table (`rated_needs_account` for a guest), and no
+    /// computer seat (`rated_with_computer`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// The invite code a player passed on.
@@ -107,6 +112,7 @@ fn new_access(request: &CreateGame, invited: Vec<Invitee>) -> Access {
         visibility: request.visibility.unwrap_or(access::DEFAULT_VISIBILITY),
         spectators: request.spectators.unwrap_or(access::DEFAULT_SPECTATORS),
         invited,
+        rated: request.rated,
     }
 }
 
@@ -134,6 +140,9 @@ pub(super) fn create_game_of(
         deck.validate(&options.deck_counts(), options.players)?;
     }
     computer::check(&request.computer, options.players)?;
+    if request.rated {
+        super::ratings::check_rated_table(store, caller, !request.computer.is_empty())?;
+    }
     let mut log: Vec<Logged> = [
         LogEvent::GameCreated {
             options: options.clone(),
@@ -243,7 +252,11 @@ fn join_as(
     key: Option<&IdempotencyKey>,
 ) -> Result<Reply<GameView>, ServiceError> {
     let shunned = Shunned::of(store, caller.id)?;
+    let guest = super::ratings::is_guest(store, caller)?;
     lobby_change(store, caller, id, key, |game| {
+        if guest && game.access.rated && seat_of(game, caller.id).is_none() {
+            return Err(super::ratings::guest_refused());
+        }
         join_decision(game, caller, by, &shunned)
     })
 }

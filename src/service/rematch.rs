@@ -73,6 +73,7 @@ pub fn rematch(
             visibility: Some(old.access.visibility),
             spectators: Some(old.access.spectators),
             invite: Vec::new(),
+            rated: old.access.rated,
             options: old.options.clone(),
             // A rematch is dealt afresh, even in test mode.
             stacked: None,

@@ -138,6 +138,7 @@ pub fn game_of(
             visibility: access::DEFAULT_VISIBILITY,
             spectators: access::DEFAULT_SPECTATORS,
             invited: Vec::new(),
+            rated: first.rated,
         },
     };
     let events = log

@@ -29,7 +29,7 @@ pub const MAX_RATING: i32 = 4000;
 pub const MIN_EXPIRES_IN: u32 = 60;
 pub const MAX_EXPIRES_IN: u32 = 604_800;
 pub const DEFAULT_EXPIRES_IN: u32 = 86_400;
-/// Everyone's rating until ratings are kept.
+/// A newcomer's rating (`ratings::shown` of a fresh rating).
 pub const INITIAL_RATING: i32 = 1500;
 
 /// The ratings a seeker accepts in the others, each end optional (none: anyone).
@@ -141,13 +141,16 @@ pub struct SeekList {
     pub seeks: Vec<SeekView>,
 }
 
-/// The seeker's rating, snapshotted into each seek.
-///
-/// THE SEAM FOR RATINGS: until accounts keep ratings, everyone is at [`INITIAL_RATING`].
-/// Wire the kept rating (of `rated` games; a casual seek may keep the same) here, and pass the
-/// seeks' `rated` flag to the game created in `seek_pairing::game_of`.
-pub fn rating_of(_store: &Store, _account: Uuid, _rated: bool) -> Result<i32, ServiceError> {
-    Ok(INITIAL_RATING)
+/// The seeker's rating, snapshotted into each seek: its rating in the pool of the seek's
+/// options (`ratings::pool_of`), casual seeks too, so that a range means the same in both;
+/// 1500 (a newcomer's) with no rated game in that pool.
+pub fn rating_of(store: &Store, account: Uuid, options: &Options) -> Result<i32, ServiceError> {
+    let pool = super::ratings::pool_of(options);
+    let ratings = store.ratings_of(account)?;
+    Ok(ratings
+        .iter()
+        .find(|r| r.pool == pool)
+        .map_or(INITIAL_RATING, |r| r.rating))
 }
 
 /// The key seeks must share to pair: the options and the rated flag, as canonical JSON.
@@ -205,7 +208,7 @@ pub fn create(
         pool: pool_key(&request.options, request.rated)?,
         options: request.options.clone(),
         rated: request.rated,
-        rating: rating_of(store, caller.id, request.rated)?,
+        rating: rating_of(store, caller.id, &request.options)?,
         range: (range.min, range.max),
         created_at,
         expires_at: created_at + Duration::seconds(i64::from(expires_in)),

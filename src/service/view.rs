@@ -33,6 +33,8 @@ pub struct GameView {
     pub options: Options,
     pub visibility: Visibility,
     pub spectators: Spectators,
+    /// A rated game: its end moves its players' ratings; false: casual.
+    pub rated: bool,
     /// Usernames of the accounts invited to the table; shown to its players only.
     pub invited: Vec<String>,
     pub players: Vec<PlayerView>,
@@ -58,6 +60,8 @@ pub struct GameSummary {
     pub options: Options,
     pub visibility: Visibility,
     pub spectators: Spectators,
+    /// A rated game: its end moves its players' ratings; false: casual.
+    pub rated: bool,
     pub players: Vec<PlayerView>,
     /// Seats still free (open games).
     pub free_seats: u8,
@@ -94,6 +98,7 @@ impl GameView {
             options: game.options.clone(),
             visibility: game.access.visibility,
             spectators: game.access.spectators,
+            rated: game.access.rated,
             invited: match my_seat {
                 Some(_) => game
                     .access
@@ -125,6 +130,7 @@ impl GameSummary {
             options: game.options.clone(),
             visibility: game.access.visibility,
             spectators: game.access.spectators,
+            rated: game.access.rated,
             players: players(game),
             free_seats: game.options.players.saturating_sub(taken),
             my_seat,

@@ -222,6 +222,9 @@ fn write_one<T: Serialize>(
         lead,
     );
     let feed = super::feed::items(game, decision.status, &decision.seats);
+    // The change that finishes the game writes its results and ratings with it.
+    let end = (decision.status == GameStatus::Finished && game.status != GameStatus::Finished)
+        .then(|| super::ratings::game_end(game, &decision.state, &decision.seats));
     let changed = Changed {
         state: decision.state,
         status: decision.status,
@@ -230,6 +233,7 @@ fn write_one<T: Serialize>(
         due_at,
     };
     let mut change = game.after(changed, new_events(&decision.log)?, feed);
+    change.end = end;
     let next = change.next();
     let written = Written {
         game: next,

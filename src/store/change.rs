@@ -42,6 +42,7 @@ impl GameRecord {
             events,
             feed,
             idempotency: None,
+            end: None,
         }
     }
 }
@@ -71,6 +72,8 @@ pub struct GameChange {
     /// Account feed items this change causes (each with its webhook and push rows), written
     /// in its transaction.
     pub feed: Vec<NewFeedItem>,
+    /// Set on the change that ends the game: the results (and ratings) written with it.
+    pub end: Option<super::GameEnd>,
 }
 
 impl GameChange {

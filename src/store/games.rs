@@ -43,6 +43,7 @@ pub(super) fn insert_game(
         visibility: enum_text(&record.access.visibility)?,
         spectators: enum_text(&record.access.spectators)?,
         invited: to_json("invited accounts", &record.access.invited)?,
+        rated: record.access.rated,
     };
     diesel::insert_into(games::table)
         .values(&row)

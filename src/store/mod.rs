@@ -29,6 +29,7 @@ mod migrate;
 mod outbox;
 mod pg_write;
 mod push_outbox;
+mod ratings;
 mod recent;
 mod replica;
 mod retention;
@@ -115,8 +116,7 @@ pub struct Store {
     replica: Option<Arc<replica::Replica>>,
 }
 
-/// A request waiting for a connection checks this often whether the database is known to be
-/// down (then it is told so; the pool keeps trying and recovers by itself).
+/// A waiting request checks this often whether the database is known down (then it is told so).
 const WAIT_SLICE: Duration = Duration::from_millis(250);
 
 impl Store {

@@ -113,6 +113,7 @@ pub struct GameRow {
     pub visibility: String,
     pub spectators: String,
     pub invited: String,
+    pub rated: bool,
 }
 
 impl GameRow {
@@ -143,6 +144,7 @@ impl GameRow {
                 visibility: enum_from_text("game visibility", &self.visibility)?,
                 spectators: enum_from_text("game spectators", &self.spectators)?,
                 invited: from_json("invited accounts", &self.invited)?,
+                rated: self.rated,
             },
         })
     }

@@ -43,6 +43,7 @@ diesel::table! {
         visibility -> Text,
         spectators -> Text,
         invited -> Text,
+        rated -> Bool,
     }
 }
 
@@ -232,6 +233,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    game_results (account_id, game_id) {
+        account_id -> Text,
+        game_id -> Text,
+        pool -> Text,
+        rated -> Bool,
+        rank -> Integer,
+        won -> Bool,
+        points -> BigInt,
+        rounds -> Integer,
+        ended_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     chat_reports (game_id, seq, reporter_id) {
         game_id -> Text,
         seq -> BigInt,
@@ -241,6 +256,35 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    ratings (account_id, pool) {
+        account_id -> Text,
+        pool -> Text,
+        mu -> Double,
+        sigma -> Double,
+        rating -> Integer,
+        games -> Integer,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    rating_log (account_id, game_id) {
+        account_id -> Text,
+        game_id -> Text,
+        pool -> Text,
+        rank -> Integer,
+        mu_before -> Double,
+        sigma_before -> Double,
+        mu_after -> Double,
+        sigma_after -> Double,
+        rating_before -> Integer,
+        rating_after -> Integer,
+        at -> Timestamp,
+    }
+}
+
+diesel::joinable!(ratings -> accounts (account_id));
 diesel::joinable!(seeks -> accounts (account_id));
 diesel::joinable!(chat_messages -> accounts (author_id));
 diesel::joinable!(push_outbox -> push_devices (device_id));
@@ -268,4 +312,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     seeks,
     chat_messages,
     chat_reports,
+    game_results,
+    ratings,
+    rating_log,
 );

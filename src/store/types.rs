@@ -107,16 +107,19 @@ pub struct Access {
     pub visibility: Visibility,
     pub spectators: Spectators,
     pub invited: Vec<Invitee>,
+    /// A rated game: its end moves its players' ratings. Only registered people sit in one.
+    pub rated: bool,
 }
 
 /// What the columns hold for a game stored before these settings existed: public, watched
-/// by anyone, nobody invited. (A new game's defaults are the service's to choose.)
+/// by anyone, nobody invited, casual. (A new game's defaults are the service's to choose.)
 impl Default for Access {
     fn default() -> Self {
         Access {
             visibility: Visibility::Public,
             spectators: Spectators::Anyone,
             invited: Vec::new(),
+            rated: false,
         }
     }
 }
@@ -218,6 +221,10 @@ pub struct GameRecord {
     pub rematch_id: Option<Uuid>,
     pub access: Access,
 }
+
+pub use super::ratings::{
+    GameEnd, Rater, RatingChange, RatingRecord, ResultTotals, SeatResult, Skill,
+};
 
 /// One entry of a game's log as written.
 #[derive(Clone, Debug)]

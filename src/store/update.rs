@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use super::conn::{AnyConnection, Target};
+use super::conn::{begin_write, in_begun_tx, AnyConnection, Target};
 use super::{feed, game_wake, games, pg_write};
 use super::{
     Committed, GameChange, GameRecord, Invitee, NewEvent, NewFeedItem, News, Store, StoreError,
@@ -129,6 +129,7 @@ impl Store {
                 // The feed items commit (or roll back) with the change.
                 feed::append(conn, change.next(), &change.feed)?
             };
+            record_end(conn, &change)?;
             Ok::<_, UpdateError<E>>(Updated::of(change, answer, wakes))
         })
     }
@@ -155,7 +156,7 @@ impl Store {
             match decide(&kept) {
                 Ok((change, answer)) => {
                     change.check_base(&kept)?;
-                    match mark_if_lost(&mut conn, |c| write_in_one_statement(c, &kept, &change)) {
+                    match mark_if_lost(&mut conn, |c| write_unlocked(c, &kept, &change)) {
                         Ok(Some(wakes)) => return Ok(Some(Updated::of(change, answer, wakes))),
                         // Another writer came first: decided again on the game read.
                         Ok(None) => {}
@@ -170,7 +171,7 @@ impl Store {
                             if now.is_none_or(|game| game.version != kept.version) {
                                 return Err(e.into());
                             }
-                            let written = write_in_one_statement(&mut conn, &kept, &change)?;
+                            let written = write_unlocked(&mut conn, &kept, &change)?;
                             return Ok(written.map(|wakes| Updated::of(change, answer, wakes)));
                         }
                         Err(e) => return Err(e.into()),
@@ -192,7 +193,7 @@ impl Store {
         let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
         change.check_base(&current)?;
         // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
-        let written = write_in_one_statement(&mut conn, &current, &change)?;
+        let written = write_unlocked(&mut conn, &current, &change)?;
         Ok(written.map(|wakes| Updated::of(change, answer, wakes)))
     }
 }
@@ -250,4 +251,36 @@ fn write_in_one_statement(
         return Err(StoreError::Internal("not a PostgreSQL connection".into()));
     };
     pg_write::write_change(pg, current, change)
+}
+
+/// The one-statement write outside a transaction: it commits on its own, unless the change
+/// ends the game, whose results and ratings are written with it in one transaction (a lost
+/// compare-and-set writes neither).
+fn write_unlocked(
+    conn: &mut AnyConnection,
+    current: &GameRecord,
+    change: &GameChange,
+) -> Result<Option<Vec<Wake>>, StoreError> {
+    if change.end.is_none() {
+        return write_in_one_statement(conn, current, change);
+    }
+    begin_write(conn)?;
+    in_begun_tx(conn, |c| {
+        let wakes = write_in_one_statement(c, current, change)?;
+        if wakes.is_some() {
+            record_end(c, change)?;
+        }
+        Ok(wakes)
+    })
+}
+
+/// The results (and ratings) of the change that ends a game, if it does.
+fn record_end(conn: &mut AnyConnection, change: &GameChange) -> Result<(), StoreError> {
+    match &change.end {
+        Some(end) => {
+            let game = change.next();
+            super::ratings::record_end(conn, game.id, end, game.updated_at.naive_utc())
+        }
+        None => Ok(()),
+    }
 }

@@ -37,6 +37,7 @@ mod push_crash;
 mod push_fairness;
 mod push_invited;
 mod race;
+mod ratings;
 mod receiver;
 mod refresh_grace;
 mod revocation;

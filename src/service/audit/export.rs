@@ -34,6 +34,10 @@ pub struct GameExport {
     pub rules_version: u32,
     pub options: Options,
     pub status: GameStatus,
+    /// A rated game: its end moved its players' ratings (false in exports made before
+    /// ratings existed, as those games were casual).
+    #[serde(default)]
+    pub rated: bool,
     /// True when this is the full record: the game has ended and everything is public (R8.2).
     /// False: the events are projected for `viewer` and unrevealed seeds are absent.
     pub complete: bool,
@@ -99,6 +103,7 @@ pub fn export_game(store: &Store, caller: &Caller, id: Uuid) -> Result<GameExpor
         rules_version: record.rules_version,
         options: log.options().clone(),
         status: record.status,
+        rated: record.access.rated,
         viewer: viewer_of(record, caller.id),
         seats: players,
         exported_at: Utc::now(),
@@ -112,6 +117,7 @@ pub struct ExportHead {
     pub rules_version: u32,
     pub options: Options,
     pub status: GameStatus,
+    pub rated: bool,
     pub viewer: Viewer,
     /// The seats now, used until the log names the players (`game_started`).
     pub seats: Vec<SeatedPlayer>,
@@ -138,6 +144,7 @@ impl GameExport {
             rules_version: head.rules_version,
             options: head.options,
             status: head.status,
+            rated: head.rated,
             complete: result.is_some() && head.viewer == Viewer::Everyone,
             viewer: head.viewer,
             players,
