@@ -132,7 +132,7 @@ refusals! {
     /// run out of time. (The service sends the same code when it has nothing for a seat to
     /// do, e.g. no hint: the game does not wait for this seat now.)
     #[error("that seat is not expected to act now")]
-    NotAwaited = "not_awaited", NotNow, "The seat is not expected to act now.";
+    NotAwaited = "not_awaited", NotNow, "The game does not wait for this seat now.";
     /// R10.3: a seat resigns once.
     #[error("that seat has resigned")]
     AlreadyResigned = "already_resigned", Final, "The seat has resigned already.";
