@@ -105,7 +105,7 @@ mod tests {
             let input = next_input(&game, step);
             let (after, events) = game.play(&input).expect("a legal input");
             let recorded: Vec<Input> = events.iter().filter_map(Event::input).collect();
-            assert_eq!(recorded, [input.clone()], "step {step}");
+            assert_eq!(recorded, std::slice::from_ref(&input), "step {step}");
             for event in &events {
                 seen.insert(event.kind());
                 let expected = match event.input() {
