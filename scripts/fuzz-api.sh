@@ -83,6 +83,9 @@ parameters = { wait = 0 }
 include-path = "/v1/games/{id}/events"
 parameters = { wait = 0, id = "$game" }
 [[operations]]
+include-path = "/v1/games/{id}/chat"
+parameters = { wait = 0, id = "$game" }
+[[operations]]
 include-path-regex = "^/v1/games/[{]id[}]"
 parameters = { id = "$game" }
 [[operations]]

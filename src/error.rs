@@ -212,6 +212,10 @@ codes! {
     InvalidSeekExpiry = "invalid_seek_expiry",
     /// A guest asked for a rated game.
     RatedNeedsAccount = "rated_needs_account",
+    // Table talk.
+    InvalidChatMessage = "invalid_chat_message",
+    InvalidReportReason = "invalid_report_reason",
+    ChatMessageNotFound = "chat_message_not_found",
     // The rules (R1..R10): an illegal action or bad options, every `racko_rules::RulesCode`.
     @rules;
     // The server.

@@ -21,6 +21,7 @@ pub struct Metrics {
     actions_applied: IntCounter,
     version_conflicts: IntCounter,
     db_statements: IntCounter,
+    game_decisions: IntCounter,
     now: NowGauges,
     replica: replica::ReplicaSeries,
 }
@@ -115,7 +116,12 @@ impl Metrics {
             "racko_db_statements_total",
             "Statements (round trips) sent to PostgreSQL",
         )?;
+        let game_decisions = IntCounter::new(
+            "racko_game_decisions_total",
+            "Decisions of a game change: one per change, one more per compare-and-set lost to another writer",
+        )?;
         registry.register(Box::new(db_statements.clone()))?;
+        registry.register(Box::new(game_decisions.clone()))?;
         registry.register(Box::new(http_requests.clone()))?;
         registry.register(Box::new(http_latency.clone()))?;
         registry.register(Box::new(actions_applied.clone()))?;
@@ -131,6 +137,7 @@ impl Metrics {
             actions_applied,
             version_conflicts,
             db_statements,
+            game_decisions,
         })
     }
 
@@ -153,6 +160,12 @@ impl Metrics {
     /// A game write lost a race (compare-and-set on the version failed).
     pub fn version_conflict(&self) {
         self.version_conflicts.inc();
+    }
+
+    /// The service's count of decisions made (it keeps its own; the counter shows it).
+    pub fn game_decisions(&self, total: u64) {
+        self.game_decisions.reset();
+        self.game_decisions.inc_by(total);
     }
 
     /// The store's count of statements sent (it keeps its own; the counter shows it).

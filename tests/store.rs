@@ -102,16 +102,19 @@ fn event(kind: &str, actor: Option<Uuid>) -> NewEvent {
 
 /// A change that keeps the game and seats and logs `events`.
 fn change(record: &GameRecord, events: Vec<NewEvent>) -> GameChange {
-    GameChange {
+    seated(record, events, record.seats.clone())
+}
+
+/// A change that logs `events` and leaves `seats` at the table.
+fn seated(record: &GameRecord, events: Vec<NewEvent>, seats: Vec<SeatRecord>) -> GameChange {
+    let changed = Changed {
         state: record.state.clone(),
         status: GameStatus::Active,
-        seats: record.seats.clone(),
-        events,
+        seats,
         at: racko::store::now(),
-        idempotency: None,
-        feed: vec![],
         due_at: None,
-    }
+    };
+    record.after(changed, events, vec![])
 }
 
 /// `update_game` with a decision that fails as the store does: its answer, or the error.

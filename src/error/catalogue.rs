@@ -224,6 +224,19 @@ pub fn entry(code: Code) -> Entry {
             "A guest asked for a rated game: guests play casual games only.",
             "Seek a casual game (`rated: false`), or register (`POST /v1/accounts/me/upgrade`).",
         ),
+        InvalidChatMessage => (
+            "The chat message is empty, longer than 500 characters, or holds a control \
+             character other than a line break.",
+            FIX,
+        ),
+        InvalidReportReason => (
+            "The report's reason is longer than 300 characters or holds a control character.",
+            FIX,
+        ),
+        ChatMessageNotFound => (
+            "This game's chat has no message with that seq.",
+            "Read the chat (`GET /v1/games/{id}/chat`) for its messages' seqs.",
+        ),
         RematchExists => (
             "A rematch of this game exists already.",
             "Join that rematch instead.",

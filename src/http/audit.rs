@@ -150,7 +150,7 @@ pub async fn verify_game(
 }
 
 /// `CurrentUser` has the role as the store has it now, not as the token says.
-fn require_admin(user: &CurrentUser) -> Result<(), ServiceError> {
+pub(crate) fn require_admin(user: &CurrentUser) -> Result<(), ServiceError> {
     if user.role == Role::Admin {
         Ok(())
     } else {

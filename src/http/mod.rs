@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod caller;
+pub mod chat;
 pub mod clock;
 pub mod cors;
 pub mod devices;
@@ -44,6 +45,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     invitations::configure(cfg);
     friends::configure(cfg);
     seeks::configure(cfg);
+    chat::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);

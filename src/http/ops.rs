@@ -73,6 +73,7 @@ pub async fn metrics(
         }
     }
     state.metrics.db_statements(state.service.statements());
+    state.metrics.game_decisions(state.service.decisions());
     let at = state.service.now();
     let backlog = state.db(move |s| s.backlog(at)).await?;
     let replica = state

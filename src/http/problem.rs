@@ -62,7 +62,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvitationNotFound
         | DeviceNotFound
         | PushNotConfigured
-        | SeekNotFound => StatusCode::NOT_FOUND,
+        | SeekNotFound
+        | ChatMessageNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -113,7 +114,9 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidComputerSeat
         | OwnAccount
         | InvalidRatingRange
-        | InvalidSeekExpiry => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidSeekExpiry
+        | InvalidChatMessage
+        | InvalidReportReason => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

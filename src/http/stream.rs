@@ -10,10 +10,10 @@ use uuid::Uuid;
 use super::helpers::{caller, session};
 use crate::{
     auth::CurrentUser,
-    error::ServiceError,
+    error::{Code, ServiceError},
     http::AppState,
     notify::{slots::Slot, sse, Topic},
-    service::{self, feed::FeedPage},
+    service::{self, feed::FeedPage, stream_chat::Resume},
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -47,7 +47,7 @@ pub fn slot(state: &AppState, user: &CurrentUser, req: &HttpRequest) -> Result<S
 }
 
 /// The stream's settings; its socket is bounded for a stream (`http::socket`).
-fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
+pub(crate) fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
     let drop_after = state.config.stream_limits.drop_after;
     sse::Settings {
         heartbeat: state.config.stream_heartbeat,
@@ -56,20 +56,53 @@ fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
     }
 }
 
+#[derive(Debug, Deserialize, Serialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GameStreamQuery {
+    /// Resume after this seq of the event log (default 0: from the start). A
+    /// `Last-Event-ID` header wins.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+    /// Carry the game's table talk too (default false): each message as an `event: chat`
+    /// frame, and every frame's id as `<event seq>.<chat seq>`.
+    pub chat: Option<bool>,
+    /// With `chat`: resume the chat after this seq (default 0). A `Last-Event-ID` wins.
+    #[param(minimum = 0)]
+    pub chat_after: Option<i64>,
+}
+
+/// The `Last-Event-ID` of a game's stream, declared for the API document.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct GameLastEventIdHeader {
+    /// The `id` of the last event received: the stream resumes after it, with no gap and no
+    /// duplicate (what a reconnecting `EventSource` sends). `<seq>`, or `<seq>.<chat seq>` on
+    /// a stream with `chat`.
+    #[param(
+        rename = "Last-Event-ID",
+        nullable = false,
+        pattern = "^[0-9]{1,18}([.][0-9]{1,18})?$"
+    )]
+    pub last_event_id: Option<String>,
+}
+
 /// Every new event of the game as the caller may see it (R8: the projection of
-/// `GET /v1/games/{id}/events`), as Server-Sent Events.
+/// `GET /v1/games/{id}/events`), as Server-Sent Events; with `chat=true`, its table talk too
+/// (`GET /v1/games/{id}/chat`), each message after the events read with it.
 ///
 /// Each event is `id: <seq>` and `data: <an EventEntry as JSON>`; a comment line
 /// (`: heartbeat`) comes every 15 s while nothing happens. Reconnect with `Last-Event-ID` (or
-/// `?after=`) to resume with no gap and no duplicate. A client that takes no bytes for
-/// RACKO_STREAM_DROP_AFTER_SECS (60 s) is disconnected, with at most a few frames (32 KiB of
-/// socket buffer) queued for it, and resumes the same way. When the token is revoked (signed out everywhere, the account
-/// deleted) the stream sends `event: revoked` with a problem's `code` and ends within a second.
+/// `?after=`) to resume with no gap and no duplicate. With `chat`, every id is
+/// `<seq>.<chat seq>` and a message is `event: chat` with `data: <a ChatEntry as JSON>`. A
+/// client that takes no bytes for RACKO_STREAM_DROP_AFTER_SECS (60 s) is disconnected, with at
+/// most a few frames (32 KiB of socket buffer) queued for it, and resumes the same way. When
+/// the token is revoked (signed out everywhere, the account deleted) the stream sends
+/// `event: revoked` with a problem's `code` and ends within a second.
 #[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "notifications",
-    params(("id" = Uuid, Path, description = "The game"), StreamQuery, LastEventIdHeader),
+    params(("id" = Uuid, Path, description = "The game"), GameStreamQuery, GameLastEventIdHeader),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "An endless stream of `id: <seq>` / `data: <EventEntry JSON>` frames",
+        (status = 200, description = "An endless stream of `id: <seq>` / `data: <EventEntry JSON>` frames (with `chat`: also `event: chat` frames of `ChatEntry` JSON)",
             content_type = "text/event-stream", body = String),
         (status = 400, description = "`invalid_after`"),
         (status = 401, description = "`unauthorized`"),
@@ -81,15 +114,48 @@ pub async fn game_stream(
     state: web::Data<AppState>,
     user: CurrentUser,
     id: web::Path<Uuid>,
-    query: web::Query<StreamQuery>,
+    query: web::Query<GameStreamQuery>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
-    let after = sse::resume_from(&req, query.after)?;
     let id = id.into_inner();
-    let read = service::stream::game_reader(&state.service, caller(&user), id);
+    let (caller, q) = (caller(&user), query.into_inner());
+    let (after, read) = if q.chat.unwrap_or(false) {
+        let at = resume_with_chat(&req, &q)?;
+        let read = service::stream_chat::game_and_chat_reader(&state.service, caller, id, at.chat);
+        (at.events, read)
+    } else {
+        let after = sse::resume_from(&req, q.after)?;
+        (
+            after,
+            service::stream::game_reader(&state.service, caller, id),
+        )
+    };
     let held = (Topic::Game(id), session(&user), slot(&state, &user, &req)?);
     let on = (state.service.store(), &**state.service.hub());
     sse::open(on, held, after, read, settings(&state, &req)).await
+}
+
+/// Where a stream with chat resumes: `Last-Event-ID` (`<seq>.<chat seq>`) wins over `after`
+/// and `chat_after`; 400 `invalid_after` for anything else.
+fn resume_with_chat(req: &HttpRequest, q: &GameStreamQuery) -> Result<Resume, ServiceError> {
+    let bad = || {
+        ServiceError::new(
+            Code::InvalidAfter,
+            "Last-Event-ID must be <seq>.<chat seq>, and after and chat_after 0 or more",
+        )
+    };
+    if let Some(value) = req.headers().get("Last-Event-ID") {
+        let text = value.to_str().map_err(|_| bad())?.trim();
+        return Resume::parse(text).ok_or_else(bad);
+    }
+    let at = Resume {
+        events: q.after.unwrap_or(0),
+        chat: q.chat_after.unwrap_or(0),
+    };
+    if at.events < 0 || at.chat < 0 {
+        return Err(bad());
+    }
+    Ok(at)
 }
 
 /// The caller's account feed as Server-Sent Events: your turn, a game started, someone joined

@@ -66,13 +66,20 @@ impl Hub {
             topics.remove(&wake.topic);
             return;
         }
-        tx.send_if_modified(|seen| {
+        let newer = tx.send_if_modified(|seen| {
             let newer = wake.seq > seen.seq;
             if newer {
                 seen.seq = wake.seq;
             }
             newer
         });
+        // A game's streams that carry its table talk read again on a new message. (The
+        // others read nothing new: a message is rare beside the moves.)
+        if let (true, Topic::Chat(game)) = (newer, wake.topic) {
+            if let Some(game) = topics.get(&Topic::Game(game)) {
+                game.send_modify(|mark| mark.resets += 1);
+            }
+        }
     }
 
     /// Wakes every waiter (they re-read their logs): after wake-ups may have been lost, e.g.
@@ -165,6 +172,10 @@ mod tests {
                 topic: Topic::Account(id),
                 seq: 1,
             },
+            Wake {
+                topic: Topic::Chat(id),
+                seq: 3,
+            },
         ] {
             assert_eq!(Wake::parse(&wake.payload()), Some(wake));
         }
@@ -211,5 +222,28 @@ mod tests {
             seq: 9,
         });
         assert_eq!(hub.waiting(), 0, "a topic nobody waits for is dropped");
+    }
+
+    #[test]
+    fn a_chat_message_makes_its_games_waiters_read_again() {
+        let hub = Hub::new();
+        let id = Uuid::new_v4();
+        let mut game = hub.subscribe(Topic::Game(id));
+        let _chat = hub.subscribe(Topic::Chat(id));
+        let mut other = hub.subscribe(Topic::Game(Uuid::new_v4()));
+        let chat = |seq| Wake {
+            topic: Topic::Chat(id),
+            seq,
+        };
+        hub.wake(chat(1));
+        assert_eq!(game.borrow_and_update().resets, 1);
+        assert_eq!(game.borrow().seq, 0, "the event log did not grow");
+        hub.wake(chat(1));
+        assert!(
+            !game.has_changed().expect("open"),
+            "an old message: no read"
+        );
+        assert!(!other.has_changed().expect("open"), "another game's");
+        other.borrow_and_update();
     }
 }

@@ -48,6 +48,15 @@ pub fn frame<T: serde::Serialize>(id: i64, entry: &T) -> Result<Frame, ServiceEr
     })
 }
 
+/// A frame that only moves the client's `Last-Event-ID` on to `id` (no event is dispatched):
+/// for entries read and left out for this reader, so they are not read again.
+pub fn skipped(id: i64) -> Frame {
+    Frame {
+        id,
+        bytes: Bytes::from(format!("id: {id}\n\n")),
+    }
+}
+
 /// Reads entries with seq > `after` (at most [`PAGE`]), ascending, as the caller may see them.
 /// `known`: a seq the stream was woken for (committed, so a shared read that reaches it is
 /// fresh enough); None when there is no such promise (the first read, a wake-up of all).

@@ -2,8 +2,8 @@
 //! B?". A block works both ways: when either account blocks the other, neither may befriend
 //! or invite the other, nor take a seat at a table where the other sits, nor watch the
 //! other's games as a friend (a block ends the friendship), nor be paired by the seek pool
-//! (`seek_pairing::compatible`, on the blocks its transaction reads). Table talk will ask the
-//! same question here.
+//! (`seek_pairing::compatible`, on the blocks its transaction reads), nor read the other's
+//! table talk (`chat`).
 
 use std::collections::HashSet;
 

@@ -5,6 +5,7 @@
 //! same way, through the store's relay ([`Service::listener`]).
 
 use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use super::{feed_tails::FeedTails, tails::Tails};
@@ -33,6 +34,7 @@ pub struct Service {
     store: Store,
     hub: Arc<Hub>,
     caches: Arc<Caches>,
+    decisions: Arc<AtomicU64>,
 }
 
 impl Deref for Service {
@@ -49,7 +51,19 @@ impl Service {
             store,
             hub: Arc::new(Hub::new()),
             caches: Arc::default(),
+            decisions: Arc::default(),
         }
+    }
+
+    /// How many decisions of a game change this process has made: one per change, and one
+    /// more for each compare-and-set a change lost to another writer (the
+    /// `racko_game_decisions_total` metric; tests count an action's decisions with it).
+    pub fn decisions(&self) -> u64 {
+        self.decisions.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn count_decision(&self) {
+        self.decisions.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn store(&self) -> &Store {

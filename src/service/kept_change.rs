@@ -8,6 +8,7 @@ use uuid::Uuid;
 use super::audit::log::GameLog;
 use super::audit::replay::state_at;
 use super::write::{Logged, Written};
+use super::LogEvent;
 use crate::error::ServiceError;
 use crate::store::{GameRecord, GameStatus, SeatRecord, Store};
 
@@ -45,13 +46,67 @@ impl KeptChange {
 }
 
 /// The answer to the change `kept`, built again by `answer` from the game as it was written:
-/// its state replayed from the log (R9.2: the log gives the live state back exactly), the rest
-/// from `kept`. The answer is then the one the first request got, whatever came since.
+/// its state (as stored while the game is still at that version, else replayed from the
+/// log), the rest from `kept`. The answer is then the one the first request got, whatever
+/// came since.
 pub(super) fn rebuilt<T>(
     store: &Store,
     kept: &KeptChange,
     answer: &impl Fn(&Written<'_>) -> T,
 ) -> Result<T, ServiceError> {
+    let (record, logged) = match still_written(store, kept)? {
+        Some(found) => found,
+        None => replayed(store, kept)?,
+    };
+    let game = GameRecord {
+        status: kept.status,
+        seats: kept.seats.clone(),
+        version: kept.version,
+        last_seq: kept.last_seq,
+        updated_at: kept.updated_at,
+        due_at: kept.due_at,
+        rematch_id: kept.rematch_id,
+        ..record
+    };
+    Ok(answer(&Written {
+        game: &game,
+        log: logged.iter().map(|(seq, entry)| (*seq, entry)).collect(),
+    }))
+}
+
+/// The game with its state as the change wrote it, and the change's own log entries.
+type AsWritten = (GameRecord, Vec<(i64, Logged)>);
+
+/// The game as stored when it is still at the version the change wrote (a retry soon after
+/// the first request, the usual case), with only the change's own events read: no replay.
+fn still_written(store: &Store, kept: &KeptChange) -> Result<Option<AsWritten>, ServiceError> {
+    let record = match store.game(kept.game_id)? {
+        Some(record) if record.version == kept.version => record,
+        _ => return Ok(None),
+    };
+    let count = kept.last_seq - kept.first_seq + 1;
+    let events = if count > 0 {
+        store.events(kept.game_id, kept.first_seq - 1, count)?
+    } else {
+        Vec::new()
+    };
+    let logged = events
+        .into_iter()
+        .map(|e| {
+            let entry = Logged {
+                round: e.round,
+                actor: e.actor,
+                event: LogEvent::from_payload(&e.payload)?,
+            };
+            Ok((e.seq, entry))
+        })
+        .collect::<Result<Vec<_>, ServiceError>>()?;
+    Ok(Some((record, logged)))
+}
+
+/// The game's state at the change replayed from the log (R9.2: the log gives the live state
+/// back exactly), for a game that has moved on since.
+fn replayed(store: &Store, kept: &KeptChange) -> Result<AsWritten, ServiceError> {
     let log = GameLog::load(store, kept.game_id)?;
     let replayed = state_at(log.options(), &log.rules_events(), kept.last_seq);
     let state = match replayed {
@@ -66,18 +121,7 @@ pub(super) fn rebuilt<T>(
         }
     };
     let GameLog { record, entries } = log;
-    let game = GameRecord {
-        state,
-        status: kept.status,
-        seats: kept.seats.clone(),
-        version: kept.version,
-        last_seq: kept.last_seq,
-        updated_at: kept.updated_at,
-        due_at: kept.due_at,
-        rematch_id: kept.rematch_id,
-        ..record
-    };
-    let logged: Vec<(i64, Logged)> = entries
+    let logged = entries
         .into_iter()
         .filter(|e| (kept.first_seq..=kept.last_seq).contains(&e.seq))
         .map(|e| {
@@ -89,8 +133,5 @@ pub(super) fn rebuilt<T>(
             (e.seq, entry)
         })
         .collect();
-    Ok(answer(&Written {
-        game: &game,
-        log: logged.iter().map(|(seq, entry)| (*seq, entry)).collect(),
-    }))
+    Ok((GameRecord { state, ..record }, logged))
 }

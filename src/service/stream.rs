@@ -8,7 +8,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::Service;
-use super::{access, feed, log_page, viewer_of, Caller};
+use super::{access, chat, feed, log_page, viewer_of, Caller};
 use crate::blocking::blocking;
 use crate::error::ServiceError;
 use crate::notify::{
@@ -69,6 +69,57 @@ pub fn feed_reader(service: &Service, caller: Caller) -> Reader {
             page.items.iter().map(|i| sse::frame(i.seq, i)).collect()
         })
     })
+}
+
+/// Game `id`'s chat for `caller`, as frames (`id` = the message's seq). Each read asks the
+/// store: chat is rare beside the moves, and each reader's blocks filter it.
+pub fn chat_reader(service: &Service, caller: Caller, id: Uuid) -> Reader {
+    let service = service.clone();
+    Arc::new(move |after: i64, _known: Option<i64>| {
+        let (caller, store) = (caller.clone(), service.clone());
+        Box::pin(async move {
+            let page = blocking(&store, move |s| {
+                chat::page(s, &caller, id, Some(after), Some(PAGE))
+            })
+            .await?;
+            let mut frames = page
+                .messages
+                .iter()
+                .map(|m| sse::frame(m.seq, m))
+                .collect::<Result<Vec<_>, _>>()?;
+            // Messages left out for a block still move the stream on: a comment frame at
+            // the last seq read, so that it is not read again.
+            if frames
+                .last()
+                .map_or(page.next_after > after, |f| f.id < page.next_after)
+            {
+                frames.push(sse::skipped(page.next_after));
+            }
+            Ok(frames)
+        })
+    })
+}
+
+/// `GET /v1/games/{id}/chat` with `wait`, as [`events_page`]: the page as soon as it has a
+/// message for the caller.
+pub async fn chat_page(
+    store: &Service,
+    (caller, session): (Caller, Session),
+    id: Uuid,
+    after: Option<i64>,
+    limit: Option<i64>,
+    wait_secs: Option<u64>,
+) -> Result<chat::ChatPage, ServiceError> {
+    let wait = wait::checked(wait_secs)?;
+    let read = move |s: &Store| chat::page(s, &caller, id, after, limit);
+    wait::until(
+        (store.store(), store.hub()),
+        (Topic::Chat(id), session),
+        wait,
+        read,
+        |p: &chat::ChatPage| !p.messages.is_empty(),
+    )
+    .await
 }
 
 /// `GET /v1/games/{id}/events` with `wait`: the page as soon as it has an event, or empty

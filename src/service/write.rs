@@ -8,7 +8,6 @@
 //! it will be written, and stores that answer for the `Idempotency-Key`. Creating a game is the
 //! other write ([`create_game`]), also one transaction with its key.
 
-use chrono::{DateTime, Utc};
 use racko_rules::{Event, Game, Input, RoundDeal, RulesCode, StackedDeck};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -18,8 +17,8 @@ use super::kept_change::{rebuilt, KeptChange};
 use super::{game_not_found, random, LogEvent, Service};
 use crate::error::{Code, ServiceError};
 use crate::store::{
-    Conflict, GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord, Store, StoreError,
-    StoredAs, UpdateError,
+    Changed, Conflict, GameChange, GameRecord, GameStatus, NewEvent, NewGame, SeatRecord,
+    StoreError, StoredAs, UpdateError,
 };
 
 /// A change decided for a game: its state, status and seats afterwards and what to log.
@@ -90,8 +89,9 @@ pub struct Asker<'a> {
 /// How often a `Latest` change decides again after losing the compare-and-set.
 const LATEST_TRIES: usize = 3;
 
-/// Changes game `id`: the one write path (see the module docs). `decide` may run more than
-/// once (`Expect::Latest`), each time on the current game; an error from it writes nothing.
+/// Changes game `id`: the one write path (see the module docs). `decide` and `answer` run
+/// once, and again only on a newer game after the change lost the compare-and-set to another
+/// writer (`Store::update_game`); an error from `decide` writes nothing.
 pub fn change_game<T: Serialize>(
     store: &Service,
     id: Uuid,
@@ -108,7 +108,7 @@ pub fn change_game<T: Serialize>(
         let mut tries = 1;
         loop {
             let written = store.update_game(id, |game| {
-                write_one(game, clock(store), expect, asker, &decide, &answer)
+                write_one(store, game, expect, asker, &decide, &answer)
             });
             match written.map(|done| store.after(done)) {
                 Ok((_, answer)) => return Ok(answer),
@@ -158,8 +158,8 @@ pub fn change_game_by_server(
     let written = store.update_game_unless_held(id, |game| {
         let decide = |g: &GameRecord| decide(g);
         match write_one(
+            store,
             game,
-            clock(store),
             Expect::Latest,
             asker,
             &decide,
@@ -186,19 +186,17 @@ pub fn change_game_by_server(
     }
 }
 
-/// The time of a change and the reminder lead, as the write path reads them from the store.
-fn clock(store: &Store) -> (DateTime<Utc>, std::time::Duration) {
-    (store.now(), store.reminder_lead())
-}
-
+/// One decision of a change on `game` (counted: see [`Service::decisions`]), with the
+/// answer built from the record as it will be written.
 fn write_one<T: Serialize>(
+    store: &Service,
     game: &GameRecord,
-    (at, lead): (DateTime<Utc>, std::time::Duration),
     expect: Expect,
     asker: Asker<'_>,
     decide: &impl Fn(&GameRecord) -> Result<Decision, ServiceError>,
     answer: &impl Fn(&Written<'_>) -> T,
 ) -> Result<(GameChange, T), ServiceError> {
+    store.count_decision();
     if let Expect::Version(version) = expect {
         if version != game.version {
             // The current version is for those who may see the game; anyone else learns
@@ -209,6 +207,7 @@ fn write_one<T: Serialize>(
             return Err(ServiceError::stale_version(game.version));
         }
     }
+    let (at, lead) = (store.now(), store.reminder_lead());
     let mut decision = decide(game)?;
     if decision.status == GameStatus::Active && decision.state.needs_round() {
         deal_next(game, &mut decision)?;
@@ -225,28 +224,25 @@ fn write_one<T: Serialize>(
         lead,
     );
     let feed = super::feed::items(game, decision.status, &decision.seats);
-    let mut change = GameChange {
-        feed,
+    let changed = Changed {
         state: decision.state,
         status: decision.status,
         seats: decision.seats,
-        events: new_events(&decision.log)?,
         at,
-        idempotency: None,
         due_at,
     };
-    let next = game.after(&change);
+    let mut change = game.after(changed, new_events(&decision.log)?, feed);
+    let next = change.next();
     let written = Written {
-        game: &next,
+        game: next,
         log: (game.last_seq + 1..).zip(&decision.log).collect(),
     };
     let answer = answer(&written);
     if let Some(key) = asker.key {
-        let at = change.at;
         change.idempotency = Some(match asker.keeps {
             StoredAs::Answer => key.record(asker.account, 200, &answer, asker.keeps, at)?,
             StoredAs::Change => {
-                let kept = KeptChange::of(&next, game.last_seq + 1);
+                let kept = KeptChange::of(next, game.last_seq + 1);
                 key.record(asker.account, 200, &kept, asker.keeps, at)?
             }
         });

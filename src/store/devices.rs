@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
-use serde_json::json;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
@@ -109,23 +108,14 @@ pub(super) fn wanting(
         .collect()
 }
 
-/// The body of a push row: the feed item as the stream shows it (public facts only, R8).
-pub(super) fn body(item: &StoredFeedItem) -> serde_json::Value {
-    json!({
-        "seq": item.seq,
-        "kind": item.kind,
-        "game_id": item.game_id,
-        "game_version": item.game_version,
-        "at": item.created_at,
-        "data": item.payload,
-    })
-}
-
 /// Writes a push row per device that wants `item`'s kind (in the caller's transaction).
+/// The body (`delivery_bodies`) is the feed item as the stream shows it (public facts only,
+/// R8).
 pub(super) fn enqueue(
     conn: &mut AnyConnection,
     devices: &[(String, Vec<String>)],
     item: &StoredFeedItem,
+    body: &super::delivery_bodies::BodyAroundSeq,
 ) -> Result<(), StoreError> {
     let wanted: Vec<&String> = devices
         .iter()
@@ -135,7 +125,7 @@ pub(super) fn enqueue(
     if wanted.is_empty() {
         return Ok(());
     }
-    let body = to_json("push body", &body(item))?;
+    let body = body.with_seq(item.seq);
     let at = item.created_at.naive_utc();
     for device in wanted {
         diesel::insert_into(po::table)
@@ -317,16 +307,13 @@ impl Store {
 }
 
 /// The same rows written by PostgreSQL's one-statement write (`pg_write`), as a part of that
-/// statement after its feed items (`items`): the body as [`body`] makes it (`$7`, the change's
-/// time, in RFC 3339 as serde writes it, to the microsecond).
+/// statement after its feed items (`items`), with the body built as for [`enqueue`]: only the
+/// seq is put in here.
 pub(super) const PG_ENQUEUE: &str = r#", push AS (
     INSERT INTO push_outbox
            (id, device_id, feed_seq, kind, game_id, body, status, attempts, next_at, created_at)
     SELECT 'push_' || replace(gen_random_uuid()::text, '-', ''), d.id, i.seq, i.kind, $1,
-           json_build_object(
-               'seq', i.seq, 'kind', i.kind, 'game_id', $1, 'game_version', $5,
-               'at', to_char($7, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'data', i.payload::json)::text,
-           'pending', 0, $7, $7
+           i.push_before || i.seq || i.push_after, 'pending', 0, $7, $7
       FROM items i
       JOIN push_devices d ON d.account_id = i.account_id
      WHERE d.kinds::jsonb ? i.kind

@@ -2,6 +2,7 @@
 //! everywhere a reader sees it, in one transaction with the account row itself. The game
 //! seats, the lobby facts of the games' logs (who created, joined, left, cancelled, sat
 //! down), the feed items of everyone in those games and the webhook bodies made of them.
+//! The account's table talk loses its text (the entries stay, under the pseudonym).
 //! Rules events name seats, never people, so the logs replay and verify as before.
 //!
 //! Each game the account sat in moves to a new version: its cached records, its `ETag` and
@@ -88,6 +89,7 @@ impl Store {
             super::sessions::end_all_sessions(conn, id)?;
             super::friends::forget_account(conn, id)?;
             super::seeks::forget_account(conn, id)?;
+            super::chat::erase_author(conn, &account)?;
             super::wake::announce_names_changed(conn, id)?;
             Ok(changed)
         })?;

@@ -10,6 +10,7 @@ use diesel::sql_types::Text;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
+use super::delivery_bodies::Bodies;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{account_feed, account_feed_heads};
 use super::topic::{Topic, Wake};
@@ -100,9 +101,14 @@ pub(super) fn append_about(
             diesel::insert_into(account_feed::table)
                 .values(&row)
                 .execute(conn)?;
+            if endpoints.is_empty() && devices.is_empty() {
+                continue;
+            }
             let stored = row.into_record()?;
-            super::webhooks::enqueue(conn, &endpoints, &stored)?;
-            super::devices::enqueue(conn, &devices, &stored)?;
+            let game = (stored.game_id, stored.game_version);
+            let bodies = Bodies::new(&stored.kind, game, stored.created_at, &stored.payload)?;
+            super::webhooks::enqueue(conn, &endpoints, &stored, &bodies.webhook)?;
+            super::devices::enqueue(conn, &devices, &stored, &bodies.push)?;
         }
         wakes.push(Wake {
             topic: Topic::Account(account),

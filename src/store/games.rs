@@ -257,15 +257,15 @@ pub(super) fn set_due(
     Ok(())
 }
 
-/// Writes `change` over `current` with a compare-and-set on the version; returns the record
-/// as written.
+/// Writes `change` over `current` with a compare-and-set on the version (SQLite's form; the
+/// record written is `change.next()`).
 pub(super) fn apply_change(
     conn: &mut AnyConnection,
     current: &GameRecord,
     change: &GameChange,
-) -> Result<GameRecord, StoreError> {
+) -> Result<(), StoreError> {
     count(change.events.len())?;
-    let next = current.after(change);
+    let next = change.next();
     let at = next.updated_at.naive_utc();
     let id = current.id.to_string();
     let updated = diesel::update(
@@ -274,12 +274,12 @@ pub(super) fn apply_change(
             .filter(games::version.eq(current.version)),
     )
     .set((
-        games::state.eq(state_json(&change.state)?),
-        games::status.eq(enum_text(&change.status)?),
+        games::state.eq(state_json(&next.state)?),
+        games::status.eq(enum_text(&next.status)?),
         games::version.eq(next.version),
         games::last_seq.eq(next.last_seq),
         games::updated_at.eq(at),
-        games::due_at.eq(change.due_at.map(|d| d.naive_utc())),
+        games::due_at.eq(next.due_at.map(|d| d.naive_utc())),
     ))
     .execute(conn)?;
     if updated == 0 {
@@ -294,14 +294,14 @@ pub(super) fn apply_change(
         });
     }
     // Most changes leave the seats as they are (only an inbox flag may move): skip the rewrite.
-    if change.seats != current.seats {
-        write_seats(conn, current, &change.seats)?;
+    if next.seats != current.seats {
+        write_seats(conn, current, &next.seats)?;
     }
     insert_events(conn, current.id, current.last_seq + 1, &change.events, at)?;
     if let Some(record) = &change.idempotency {
         insert_idempotency(conn, record)?;
     }
-    Ok(next)
+    Ok(())
 }
 
 pub(super) fn events(

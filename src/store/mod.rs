@@ -1,7 +1,6 @@
-//! Persistence behind one narrow interface. Two backends share it: PostgreSQL (production) and
-//! an embedded SQLite file (the default when no `DATABASE_URL` is set). Callers never learn which
-//! one they talk to; backend differences (SQLite's WAL, busy timeout, write serialization) are
-//! handled in here.
+//! Persistence behind one narrow interface over two backends: PostgreSQL (production) and an
+//! embedded SQLite file (the default when no `DATABASE_URL` is set). Callers never learn which;
+//! backend differences (SQLite's WAL, busy timeout, write serialization) are handled in here.
 //!
 //! One diesel `MultiConnection` over both backends ([`conn::AnyConnection`]) keeps one query
 //! code path; one migrations folder per backend (`migrations/postgres`, `migrations/sqlite`),
@@ -10,9 +9,12 @@
 mod accounts;
 mod audit;
 mod backlog;
+mod change;
+mod chat;
 mod conn;
 mod conninfo;
 mod deadlines;
+mod delivery_bodies;
 mod devices;
 mod erase;
 mod error;
@@ -42,11 +44,11 @@ mod topic;
 mod types;
 mod update;
 mod wake;
-mod webhook_body;
 mod webhooks;
 
 pub use audit::{AuditEventQuery, PlayerGamesPage, StoredEventPage};
 pub use backlog::{Backlog, PoolUsage};
+pub use chat::{ChatMessage, ChatPosted, ChatRate, ChatReport, ChatReported, NewChatMessage};
 pub use devices::{Device, NewDevice, PushDelivery};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use friends::{Accepted, Befriended, Bound, Circle, FriendLimits, Related, Unfriend};
@@ -75,10 +77,9 @@ use conn::{begin_write, in_begun_tx, lock, sqlite_write_lock, AnyConnection, Man
 pub use error::{BadInput, Conflict, StoreError};
 use update::mark_if_lost;
 
-/// libpq is built here with its own OpenSSL, which by default cleans up in an `atexit` handler:
-/// a pool thread still holding a TLS connection when the process exits then crashes it
-/// (SIGSEGV or abort after `main` returned). Initialising OpenSSL first, without that handler,
-/// avoids it. Call before the first connection; `Store::open` does. Idempotent.
+/// libpq's own OpenSSL cleans up in an `atexit` handler by default, which crashes a process
+/// whose pool thread still holds a TLS connection at exit. Initialising OpenSSL first, without
+/// that handler, avoids it. Call before the first connection (`Store::open` does).
 pub fn prepare_tls() {
     openssl_sys::init();
 }
@@ -115,7 +116,7 @@ pub struct Store {
 }
 
 /// A request waiting for a connection checks this often whether the database is known to be
-/// down (then it is told so; the pool keeps trying in the background and recovers by itself).
+/// down (then it is told so; the pool keeps trying and recovers by itself).
 const WAIT_SLICE: Duration = Duration::from_millis(250);
 
 impl Store {
@@ -189,9 +190,8 @@ impl Store {
         self.target.describe()
     }
 
-    /// How many statements (round trips) this store has sent to PostgreSQL so far: the
-    /// `racko_db_statements_total` metric, and what tests count a request's round trips with.
-    /// Always 0 on SQLite, which is in the process.
+    /// Statements (round trips) sent to PostgreSQL so far: `racko_db_statements_total`, and
+    /// what tests count a request's round trips with. Always 0 on SQLite.
     pub fn statements(&self) -> u64 {
         self.statements.load(Ordering::Relaxed)
     }

@@ -1,14 +1,18 @@
 //! PostgreSQL: a game's change written in ONE statement. The compare-and-set on the
 //! version, the events, the seats that changed, the account feed items with their gapless
-//! per-account seq, their webhook outbox rows and the idempotency record are the parts of one
-//! `WITH … ` statement. Run outside an explicit transaction, it commits on its own, all or
-//! nothing: one round trip where the transactional form took about a dozen. (The wake-ups go
-//! out after it, see `wake`.)
+//! per-account seq, their webhook and push outbox rows and the idempotency record are the
+//! parts of one `WITH … ` statement. Run outside an explicit transaction (the usual case), it
+//! commits on its own, all or nothing: one round trip where the transactional form took about
+//! a dozen. Run inside the transaction that holds the game's row lock (a writer that lost the
+//! compare-and-set, the sweeper), it is that transaction's write. So on PostgreSQL every
+//! change of a game is written by this statement; SQLite's transaction (`games::apply_change`,
+//! `feed::append`) is the other form, and `tests/api/write_paths.rs` compares the two row by
+//! row. (The wake-ups go out after it, see `wake`.)
 //!
 //! Every part is driven by the row the `UPDATE games` returns: when the compare-and-set finds
 //! another version, nothing else is written (and no row locks beyond the game's are taken).
-//! Locks are taken in the order the transactional path takes them (the game's row, then the
-//! accounts' feed heads in account order), so the two forms cannot deadlock each other.
+//! Locks are taken in one order (the game's row, then the accounts' feed heads in account
+//! order), so two writers cannot deadlock each other.
 
 use std::sync::OnceLock;
 
@@ -17,9 +21,9 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
 
+use super::delivery_bodies::Bodies;
 use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
 use super::topic::{Topic, Wake};
-use super::webhook_body::BodyAroundSeq;
 use super::{GameChange, GameRecord, StoreError};
 
 /// The statement's parts, each a `WITH` item, and which change needs which: PostgreSQL sets up
@@ -76,11 +80,14 @@ const FEED: &str = r#", heads AS (
        SET last_seq = account_feed_heads.last_seq + EXCLUDED.last_seq
  RETURNING account_id, last_seq
 ), items AS (
-    SELECT f.account_id, f.kind, f.payload, f.body_before, f.body_after,
+    SELECT f.account_id, f.kind, f.payload, f.body_before, f.body_after, f.push_before,
+           f.push_after,
            h.last_seq - count(*) OVER (PARTITION BY f.account_id)
                + row_number() OVER (PARTITION BY f.account_id ORDER BY f.n) AS seq
-      FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $37::text[])
-                WITH ORDINALITY AS f(account_id, kind, payload, body_before, body_after, n)
+      FROM unnest($21::text[], $22::text[], $23::text[], $24::text[], $37::text[],
+                  $38::text[], $39::text[])
+                WITH ORDINALITY AS f(account_id, kind, payload, body_before, body_after,
+                                     push_before, push_after, n)
       JOIN heads h ON h.account_id = f.account_id
 ), feed AS (
     INSERT INTO account_feed (account_id, seq, kind, game_id, game_version, payload, created_at)
@@ -216,14 +223,14 @@ struct Outcome {
 }
 
 /// Writes `change` over `current` (see the module docs). `Ok(None)` when the compare-and-set
-/// found another version (nothing was written); else the record as written and the wake-ups
-/// of the accounts whose feed grew (the game's own is the caller's).
+/// found another version (nothing was written); else the wake-ups of the accounts whose feed
+/// grew (the game's own is the caller's). The record written is `change.next()`.
 pub(super) fn write_change(
     pg: &mut PgConnection,
     current: &GameRecord,
     change: &GameChange,
-) -> Result<Option<(GameRecord, Vec<Wake>)>, StoreError> {
-    let next = current.after(change);
+) -> Result<Option<Vec<Wake>>, StoreError> {
+    let next = change.next();
     let at = next.updated_at.naive_utc();
     let id = current.id.to_string();
 
@@ -231,10 +238,10 @@ pub(super) fn write_change(
         .zip(&change.events)
         .map(|(seq, event)| EventRow::new(current.id, seq, event, at))
         .collect::<Result<Vec<_>, _>>()?;
-    let kept: Vec<i16> = change.seats.iter().map(|s| i16::from(s.seat)).collect();
+    let kept: Vec<i16> = next.seats.iter().map(|s| i16::from(s.seat)).collect();
     // Only the seats that differ from what is stored are written: in place where the seat
     // exists, else as a new row.
-    let (seats, new_seats): (Vec<SeatRow>, Vec<SeatRow>) = change
+    let (seats, new_seats): (Vec<SeatRow>, Vec<SeatRow>) = next
         .seats
         .iter()
         .filter(|s| !current.seats.contains(s))
@@ -250,15 +257,16 @@ pub(super) fn write_change(
         .iter()
         .map(IdempotencyRow::new)
         .collect::<Result<Vec<_>, _>>()?;
-    // The webhook bodies are built as the SQLite path builds them; the seq goes between.
+    // The bodies are built as the transactional path builds them; the seq goes between.
     let bodies = change
         .feed
         .iter()
         .map(|item| {
             let game = (Some(current.id), Some(next.version));
-            BodyAroundSeq::new(&item.kind, game, next.updated_at, &item.payload)
+            Bodies::new(&item.kind, game, next.updated_at, &item.payload)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let text = |part: fn(&Bodies) -> &str| bodies.iter().map(part).collect::<Vec<_>>();
 
     let parts = Parts {
         gone_seats: current
@@ -274,8 +282,8 @@ pub(super) fn write_change(
         diesel::sql_query(parts.statement())
             .bind::<Text, _>(&id)
             .bind::<BigInt, _>(current.version)
-            .bind::<Text, _>(state_json(&change.state)?)
-            .bind::<Text, _>(enum_text(&change.status)?)
+            .bind::<Text, _>(state_json(&next.state)?)
+            .bind::<Text, _>(enum_text(&next.status)?)
             .bind::<BigInt, _>(next.version)
             .bind::<BigInt, _>(next.last_seq)
             .bind::<Timestamp, _>(at)
@@ -329,7 +337,7 @@ pub(super) fn write_change(
                     .collect::<Vec<_>>(),
             )
             .bind::<Array<Text>, _>(feed_payloads)
-            .bind::<Array<Text>, _>(bodies.iter().map(|b| b.before.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(text(|b| b.webhook.before.as_str()))
             .bind::<Array<Text>, _>(
                 keys.iter()
                     .map(|k| k.account_id.as_str())
@@ -366,7 +374,9 @@ pub(super) fn write_change(
                     .map(|k| k.stored_as.as_str())
                     .collect::<Vec<_>>(),
             )
-            .bind::<Array<Text>, _>(bodies.iter().map(|b| b.after.as_str()).collect::<Vec<_>>()),
+            .bind::<Array<Text>, _>(text(|b| b.webhook.after.as_str()))
+            .bind::<Array<Text>, _>(text(|b| b.push.before.as_str()))
+            .bind::<Array<Text>, _>(text(|b| b.push.after.as_str())),
     )
     .load(pg)?;
 
@@ -382,7 +392,7 @@ pub(super) fn write_change(
             });
         }
     }
-    Ok(Some((next, wakes)))
+    Ok(Some(wakes))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use super::{Store, StoreError};
 pub struct ClaimedPush {
     pub id: String,
     pub device: Device,
-    /// The feed item (see `devices::body`).
+    /// The feed item as the stream shows it (see `delivery_bodies`).
     pub body: serde_json::Value,
     pub attempts: i32,
     pub created_at: DateTime<Utc>,

@@ -220,7 +220,29 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    chat_messages (game_id, seq) {
+        game_id -> Text,
+        seq -> BigInt,
+        author_id -> Text,
+        body -> Text,
+        removed -> Bool,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    chat_reports (game_id, seq, reporter_id) {
+        game_id -> Text,
+        seq -> BigInt,
+        reporter_id -> Text,
+        reason -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(seeks -> accounts (account_id));
+diesel::joinable!(chat_messages -> accounts (author_id));
 diesel::joinable!(push_outbox -> push_devices (device_id));
 diesel::joinable!(sessions -> accounts (account_id));
 diesel::joinable!(webhook_outbox -> webhook_endpoints (endpoint_id));
@@ -244,4 +266,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     friendships,
     blocks,
     seeks,
+    chat_messages,
+    chat_reports,
 );

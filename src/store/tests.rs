@@ -1,5 +1,5 @@
 //! Unit tests of what the public API cannot reach: URL parsing and the compare-and-set guard
-//! (callers go through `update_game`, whose row lock keeps them from ever losing the CAS).
+//! (callers go through `update_game`, which decides again on the game it lost the CAS to).
 
 use std::path::PathBuf;
 
@@ -106,21 +106,20 @@ fn a_stale_compare_and_set_writes_nothing() {
         access: Default::default(),
     };
     let stale = store.insert_game(&game, &[], None).expect("inserted").value;
-    let change = GameChange {
+    let changed = Changed {
         state,
         status: GameStatus::Active,
         seats: vec![],
-        events: vec![NewEvent {
-            round: 0,
-            kind: "k".into(),
-            actor: None,
-            payload: serde_json::json!({}),
-        }],
         at: crate::store::now(),
-        idempotency: None,
-        feed: vec![],
         due_at: None,
     };
+    let event = NewEvent {
+        round: 0,
+        kind: "k".into(),
+        actor: None,
+        payload: serde_json::json!({}),
+    };
+    let change = stale.after(changed, vec![event], vec![]);
     let apply = |record: &GameRecord| {
         let mut conn = store.conn().expect("a connection");
         write_tx(&mut conn, |conn| games::apply_change(conn, record, &change))
@@ -138,8 +137,7 @@ fn a_stale_compare_and_set_writes_nothing() {
     assert!(matches!(apply(&gone), Err(StoreError::NotFound)));
     let record = store.game(game.id).expect("reads").expect("exists");
     // The store writes exactly the record `GameRecord::after` describes.
-    let expected = stale.after(&change);
-    assert_eq!(record.updated_at, expected.updated_at);
+    assert_eq!(record.updated_at, change.next().updated_at);
     assert_eq!(
         (record.version, record.last_seq, record.status),
         (2, 1, GameStatus::Active)

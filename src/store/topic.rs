@@ -16,6 +16,8 @@ pub enum Topic {
     Game(Uuid),
     /// An account's feed.
     Account(Uuid),
+    /// A game's table talk (its own seqs, apart from the event log).
+    Chat(Uuid),
 }
 
 /// "`topic` has entries up to `seq`".
@@ -26,11 +28,13 @@ pub struct Wake {
 }
 
 impl Wake {
-    /// The `pg_notify` payload: `g:<game id>:<seq>` or `a:<account id>:<seq>`.
+    /// The `pg_notify` payload: `g:<game id>:<seq>`, `a:<account id>:<seq>` or
+    /// `c:<game id>:<seq>` (its chat).
     pub fn payload(&self) -> String {
         match self.topic {
             Topic::Game(id) => format!("g:{id}:{}", self.seq),
             Topic::Account(id) => format!("a:{id}:{}", self.seq),
+            Topic::Chat(id) => format!("c:{id}:{}", self.seq),
         }
     }
 
@@ -43,6 +47,7 @@ impl Wake {
         let topic = match kind {
             "g" => Topic::Game(id),
             "a" => Topic::Account(id),
+            "c" => Topic::Chat(id),
             _ => return None,
         };
         Some(Wake { topic, seq })

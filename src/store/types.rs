@@ -5,7 +5,7 @@ use racko_rules::{Game, Options};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::StoreError;
+pub use super::change::{Changed, GameChange, UpdateError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -217,59 +217,6 @@ pub struct GameRecord {
     /// The rematch of this finished game, once someone asked for it.
     pub rematch_id: Option<Uuid>,
     pub access: Access,
-}
-
-impl GameRecord {
-    /// The record as it reads after `change`: the one place where the version, the last seq
-    /// and the time of a change are worked out (the store writes exactly this).
-    pub fn after(&self, change: &GameChange) -> GameRecord {
-        GameRecord {
-            state: change.state.clone(),
-            status: change.status,
-            seats: change.seats.clone(),
-            version: self.version + 1,
-            last_seq: self.last_seq + change.events.len() as i64,
-            updated_at: change.at,
-            due_at: change.due_at,
-            ..self.clone()
-        }
-    }
-}
-
-/// What `Store::update_game`'s decision writes.
-#[derive(Clone, Debug)]
-pub struct GameChange {
-    pub state: Game,
-    pub status: GameStatus,
-    /// The complete new list of seats (replaces the old one).
-    pub seats: Vec<SeatRecord>,
-    pub events: Vec<NewEvent>,
-    /// From [`now`]: the game's `updated_at` and the time of its new events.
-    pub at: DateTime<Utc>,
-    pub idempotency: Option<IdempotencyRecord>,
-    /// Account feed items this change causes, written in its transaction.
-    pub feed: Vec<super::NewFeedItem>,
-    /// The game's `due_at` after the change.
-    pub due_at: Option<DateTime<Utc>>,
-}
-
-/// Why `Store::update_game` wrote nothing: the store failed, or the decision refused.
-#[derive(Debug)]
-pub enum UpdateError<E> {
-    Store(StoreError),
-    Decide(E),
-}
-
-impl<E> From<StoreError> for UpdateError<E> {
-    fn from(e: StoreError) -> Self {
-        UpdateError::Store(e)
-    }
-}
-
-impl<E> From<diesel::result::Error> for UpdateError<E> {
-    fn from(e: diesel::result::Error) -> Self {
-        UpdateError::Store(e.into())
-    }
 }
 
 /// One entry of a game's log as written.

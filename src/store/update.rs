@@ -20,13 +20,15 @@ impl Store {
     /// the events with gapless per-game sequence numbers continuing the log (unique (game_id,
     /// seq)), the feed items and outbox rows, and stores the idempotency record if any.
     /// Returns the record as written and `decide`'s answer. When `decide` fails nothing is
-    /// written. `decide` may run more than once: on PostgreSQL the change is first decided on
-    /// the game as this process last wrote it (`recent`), else on the game read without a
-    /// lock, and written in one statement (`update_game_in_one_statement`); when another
-    /// writer came in between, it is decided again on the game read, and then in a
-    /// transaction that holds the game's row lock, as on SQLite (under the file's write
-    /// lock). So concurrent calls on one game queue, each `decide` sees the state the previous
-    /// one left, and the compare-and-set stays as the guard. Keep `decide` pure and quick.
+    /// written. On PostgreSQL the change is first decided on the game as this process last
+    /// wrote it (`recent`), else on the game read without a lock, and written in one statement
+    /// (`update_game_in_one_statement`); only when another writer came in between (a lost
+    /// compare-and-set) is it decided again: on the game read, then in a transaction that
+    /// holds the game's row lock, as on SQLite (under the file's write lock). So concurrent
+    /// calls on one game queue, each `decide` sees the state the previous one left, and the
+    /// compare-and-set stays as the guard. A decision whose outcome would be the same (a
+    /// refusal of the kept game when it is still the game, a write whose connection failed
+    /// before it ran) is not made again. Keep `decide` pure and quick.
     /// `Store(NotFound)` for an unknown game.
     pub fn update_game<T, E>(
         &self,
@@ -104,28 +106,30 @@ impl Store {
     }
 
     /// The locking form of [`Store::update_game`]: one transaction that holds the game's row
-    /// (PostgreSQL) or the file's write lock (SQLite). Returns the wake-ups to send.
+    /// (PostgreSQL, which writes the change with its one statement all the same) or the file's
+    /// write lock (SQLite). Returns the wake-ups to send.
     fn update_game_in_transaction<T, E>(
         &self,
         id: Uuid,
         skip_locked: bool,
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<Updated<T>, UpdateError<E>> {
+        let on_pg = matches!(self.target, Target::Pg(_));
         self.write(|conn| {
             games::lock_game(conn, id, skip_locked)?;
             let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
-            let written = games::apply_change(conn, &current, &change)?;
-            // The feed items commit (or roll back) with the change.
-            let mut wakes = feed::append(conn, &written, &change.feed)?;
-            wakes.push(game_wake(&written));
-            Ok::<_, UpdateError<E>>(Updated {
-                written,
-                answer,
-                wakes,
-                events: change.events,
-                feed: change.feed,
-            })
+            change.check_base(&current)?;
+            let wakes = if on_pg {
+                write_in_one_statement(conn, &current, &change)?.ok_or_else(|| {
+                    StoreError::Internal(format!("game {id}: changed under its row lock"))
+                })?
+            } else {
+                games::apply_change(conn, &current, &change)?;
+                // The feed items commit (or roll back) with the change.
+                feed::append(conn, change.next(), &change.feed)?
+            };
+            Ok::<_, UpdateError<E>>(Updated::of(change, answer, wakes))
         })
     }
 
@@ -141,44 +145,55 @@ impl Store {
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<Option<Updated<T>>, UpdateError<E>> {
         let mut conn = self.conn()?;
-        // The game as read after a failed write on the kept game, if it came to that.
-        let mut read = None;
+        // The refusal of the kept game, and the version it was made on.
+        let mut refused = None;
         // The game as this process wrote it last: if that is still the game, the write's
         // compare-and-set says so, and the action took one round trip. A refusal, by the
-        // compare-and-set or by `decide`, is never the last word: the game is read and the
-        // action decided again on what is there.
+        // compare-and-set or by `decide`, is never the last word: the game is read, and the
+        // action decided again if the game is another than the one kept.
         if let Some(kept) = self.recent.get(id) {
-            if let Ok((change, answer)) = decide(&kept) {
-                match mark_if_lost(&mut conn, |c| {
-                    write_in_one_statement(c, &kept, change, answer)
-                }) {
-                    Ok(Some(done)) => return Ok(Some(done)),
-                    Ok(None) => {}
-                    // A failed write may have committed all the same (the connection broke
-                    // after it) or not have run at all (the connection had died while idle).
-                    // Only when the game is still at the kept version is it sure not to have
-                    // happened, and safe to decide again.
-                    Err(e @ StoreError::Unavailable(_)) => {
-                        conn = self.conn()?;
-                        let now = self.fresh(&mut conn, |c| games::read_game(c, Some(id), None))?;
-                        match now {
-                            Some(game) if game.version == kept.version => read = Some(game),
-                            _ => return Err(e.into()),
+            match decide(&kept) {
+                Ok((change, answer)) => {
+                    change.check_base(&kept)?;
+                    match mark_if_lost(&mut conn, |c| write_in_one_statement(c, &kept, &change)) {
+                        Ok(Some(wakes)) => return Ok(Some(Updated::of(change, answer, wakes))),
+                        // Another writer came first: decided again on the game read.
+                        Ok(None) => {}
+                        // A failed write may have committed all the same (the connection broke
+                        // after it) or not have run at all (the connection had died while
+                        // idle). Only when the game is still at the kept version is it sure not
+                        // to have happened: then the same change is written again.
+                        Err(e @ StoreError::Unavailable(_)) => {
+                            conn = self.conn()?;
+                            let now =
+                                self.fresh(&mut conn, |c| games::read_game(c, Some(id), None))?;
+                            if now.is_none_or(|game| game.version != kept.version) {
+                                return Err(e.into());
+                            }
+                            let written = write_in_one_statement(&mut conn, &kept, &change)?;
+                            return Ok(written.map(|wakes| Updated::of(change, answer, wakes)));
                         }
+                        Err(e) => return Err(e.into()),
                     }
-                    Err(e) => return Err(e.into()),
                 }
+                Err(refusal) => refused = Some((kept.version, refusal)),
             }
         }
-        let current = match read {
-            Some(game) => game,
-            None => self
-                .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
-                .ok_or(StoreError::NotFound)?,
-        };
+        let current = self
+            .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
+            .ok_or(StoreError::NotFound)?;
+        // Every change moves the version on: the kept game is still the game, and its refusal
+        // stands.
+        if let Some((version, refusal)) = refused {
+            if version == current.version {
+                return Err(UpdateError::Decide(refusal));
+            }
+        }
         let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+        change.check_base(&current)?;
         // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
-        Ok(write_in_one_statement(&mut conn, &current, change, answer)?)
+        let written = write_in_one_statement(&mut conn, &current, &change)?;
+        Ok(written.map(|wakes| Updated::of(change, answer, wakes)))
     }
 }
 
@@ -196,6 +211,21 @@ struct Updated<T> {
     feed: Vec<NewFeedItem>,
 }
 
+impl<T> Updated<T> {
+    /// `change` as committed, with the wake-ups of the accounts whose feed grew.
+    fn of(change: GameChange, answer: T, mut wakes: Vec<Wake>) -> Updated<T> {
+        let (written, events, feed) = change.into_written();
+        wakes.push(game_wake(&written));
+        Updated {
+            written,
+            answer,
+            wakes,
+            events,
+            feed,
+        }
+    }
+}
+
 /// A connection whose database went away (`Unavailable`) is marked broken, so that the pool
 /// drops it when it comes back instead of handing it out again.
 pub(super) fn mark_if_lost<T>(
@@ -210,26 +240,14 @@ pub(super) fn mark_if_lost<T>(
 }
 
 /// Writes `change` over `current` in PostgreSQL's one statement (`pg_write`): None when the
-/// compare-and-set found another version.
-fn write_in_one_statement<T>(
+/// compare-and-set found another version, else the wake-ups of the accounts whose feed grew.
+fn write_in_one_statement(
     conn: &mut AnyConnection,
     current: &GameRecord,
-    change: GameChange,
-    answer: T,
-) -> Result<Option<Updated<T>>, StoreError> {
+    change: &GameChange,
+) -> Result<Option<Vec<Wake>>, StoreError> {
     let AnyConnection::Pg(pg) = conn else {
         return Err(StoreError::Internal("not a PostgreSQL connection".into()));
     };
-    Ok(
-        pg_write::write_change(pg, current, &change)?.map(|(written, mut wakes)| {
-            wakes.push(game_wake(&written));
-            Updated {
-                written,
-                answer,
-                wakes,
-                events: change.events,
-                feed: change.feed,
-            }
-        }),
-    )
+    pg_write::write_change(pg, current, change)
 }

@@ -255,24 +255,29 @@ struct Reached {
 /// How far the database has got in each of `waited`: one statement, whatever the number of
 /// topics (none: a plain round trip). The hub wakes only those told less.
 fn recheck(conn: &mut PgConnection, waited: &[Topic]) -> Result<Vec<Wake>, StoreError> {
-    let (mut games, mut accounts) = (Vec::new(), Vec::new());
+    let (mut games, mut accounts, mut chats) = (Vec::new(), Vec::new(), Vec::new());
     for topic in waited.iter().copied() {
         match topic {
             Topic::Game(id) => games.push(id.to_string()),
             Topic::Account(id) => accounts.push(id.to_string()),
+            Topic::Chat(id) => chats.push(id.to_string()),
         }
     }
-    if games.is_empty() && accounts.is_empty() {
+    if games.is_empty() && accounts.is_empty() && chats.is_empty() {
         conn.batch_execute("SELECT 1")?;
         return Ok(Vec::new());
     }
     let reached: Vec<Reached> = diesel::sql_query(
         "SELECT 'g' AS kind, id, last_seq AS seq FROM games WHERE id = ANY($1) \
          UNION ALL \
-         SELECT 'a', account_id, last_seq FROM account_feed_heads WHERE account_id = ANY($2)",
+         SELECT 'a', account_id, last_seq FROM account_feed_heads WHERE account_id = ANY($2) \
+         UNION ALL \
+         SELECT 'c', game_id, max(seq) FROM chat_messages WHERE game_id = ANY($3) \
+          GROUP BY game_id",
     )
     .bind::<Array<Text>, _>(&games)
     .bind::<Array<Text>, _>(&accounts)
+    .bind::<Array<Text>, _>(&chats)
     .load(conn)?;
     Ok(reached
         .into_iter()
@@ -280,6 +285,7 @@ fn recheck(conn: &mut PgConnection, waited: &[Topic]) -> Result<Vec<Wake>, Store
             let id = uuid::Uuid::parse_str(&row.id).ok()?;
             let topic = match row.kind.as_str() {
                 "g" => Topic::Game(id),
+                "c" => Topic::Chat(id),
                 _ => Topic::Account(id),
             };
             Some(Wake {

@@ -7,10 +7,10 @@ use diesel::prelude::*;
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
+use super::delivery_bodies::BodyAroundSeq;
 use super::feed::StoredFeedItem;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::{webhook_endpoints as we, webhook_outbox as wo};
-use super::webhook_body::BodyAroundSeq;
 use super::{Store, StoreError};
 /// A new endpoint of `account_id`.
 #[derive(Clone, Debug)]
@@ -106,19 +106,18 @@ pub(super) fn enabled_endpoints(
 }
 
 /// Writes an outbox row per endpoint that wants `item`'s kind (in the caller's transaction).
-/// The body is a Standard Webhooks payload: `type`, `timestamp`, and the feed item as `data`
-/// (the same JSON as on `GET /v1/me/stream`; public facts only, R8).
+/// The body (`delivery_bodies`) is a Standard Webhooks payload: `type`, `timestamp`, and the
+/// feed item as `data` (the same JSON as on `GET /v1/me/stream`; public facts only, R8).
 pub(super) fn enqueue(
     conn: &mut AnyConnection,
     endpoints: &[(String, Vec<String>)],
     item: &StoredFeedItem,
+    body: &BodyAroundSeq,
 ) -> Result<(), StoreError> {
     let wanted = endpoints
         .iter()
         .filter(|(_, kinds)| kinds.is_empty() || kinds.contains(&item.kind));
-    let game = (item.game_id, item.game_version);
-    let body =
-        BodyAroundSeq::new(&item.kind, game, item.created_at, &item.payload)?.with_seq(item.seq);
+    let body = body.with_seq(item.seq);
     let at = item.created_at.naive_utc();
     for (endpoint, _) in wanted {
         diesel::insert_into(wo::table)

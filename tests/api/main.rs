@@ -6,6 +6,7 @@ mod common;
 
 mod audit;
 mod auth;
+mod chat;
 mod compression;
 mod computer;
 mod conditional;

@@ -230,6 +230,29 @@ async fn every_request_example_is_accepted(app: TestApp) {
     .await;
     accept("POST", path, status, &body);
 
+    // A word to the table, then a report of it.
+    let (id, _) = game_on_my_turn(&app, &me).await;
+    let path = "/v1/games/{id}/chat";
+    let (status, body) = send(
+        &app,
+        "POST",
+        &path.replace("{id}", &id),
+        Some(&me),
+        &example("POST", path),
+    )
+    .await;
+    accept("POST", path, status, &body);
+    let path = "/v1/games/{id}/chat/{seq}/report";
+    let (status, body) = send(
+        &app,
+        "POST",
+        &path.replace("{id}", &id).replace("{seq}", "1"),
+        Some(&me),
+        &example("POST", path),
+    )
+    .await;
+    accept("POST", path, status, &body);
+
     let path = "/v1/me/webhooks";
     let (status, body) = send(&app, "POST", path, Some(&me), &example("POST", path)).await;
     accept("POST", path, status, &body);

@@ -57,8 +57,8 @@ store_tests! {
         let _ = store.insert_game(&new, &[event("created", Some(a.id))], None).unwrap();
         let answer = update(&store, new.id, |record| {
             assert_eq!((record.version, record.last_seq), (1, 1));
-            let mut c = change(record, vec![event("joined", Some(b.id)), event("dealt", None)]);
-            c.seats = vec![seat(0, &a, true), seat(1, &b, false)];
+            let events = vec![event("joined", Some(b.id)), event("dealt", None)];
+            let c = seated(record, events, vec![seat(0, &a, true), seat(1, &b, false)]);
             Ok::<_, StoreError>((c, "done"))
         });
         assert_eq!(answer.unwrap(), "done");
@@ -93,8 +93,7 @@ store_tests! {
         // A decision that breaks a rule in the middle of the writes is rolled back whole.
         let b = account(&store, "b");
         let broken = update(&store, new.id, |record| {
-            let mut c = change(record, vec![event("z", None)]);
-            c.seats = vec![seat(0, &b, true), seat(1, &b, true)];
+            let c = seated(record, vec![event("z", None)], vec![seat(0, &b, true), seat(1, &b, true)]);
             Ok::<_, StoreError>((c, ()))
         });
         assert!(matches!(broken, Err(StoreError::Conflict(Conflict::SeatTaken))), "{broken:?}");

@@ -30,7 +30,12 @@ fn telling(
     break_seats: Option<&Account>,
 ) -> Result<(), StoreError> {
     update(store, id, |record| {
-        let mut c = change(record, vec![event("joined", None)]);
+        let seats = match break_seats {
+            // One account in two seats: the write breaks a rule after the feed items.
+            Some(b) => vec![seat(0, b, true), seat(1, b, true)],
+            None => record.seats.clone(),
+        };
+        let mut c = seated(record, vec![event("joined", None)], seats);
         c.feed = told
             .iter()
             .map(|a| NewFeedItem {
@@ -39,10 +44,6 @@ fn telling(
                 payload: json!({ "username": "someone" }),
             })
             .collect();
-        if let Some(b) = break_seats {
-            // One account in two seats: the write breaks a rule after the feed items.
-            c.seats = vec![seat(0, b, true), seat(1, b, true)];
-        }
         Ok::<_, StoreError>((c, ()))
     })
 }

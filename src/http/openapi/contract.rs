@@ -334,6 +334,10 @@ mod tests {
         for (count, field) in counts.iter().filter(|(name, _)| *name != "max_number") {
             assert_eq!(bounds(field), (json!(0), json!(99)), "{count}");
         }
+        let chat = &schemas["ChatPost"]["properties"]["text"];
+        assert_eq!(chat["maxLength"], crate::service::chat::MAX_CHARS);
+        let reason = &schemas["ChatReportRequest"]["properties"]["reason"];
+        assert_eq!(reason["maxLength"], crate::service::chat::MAX_REASON_CHARS);
         let url = &schemas["WebhookRequest"]["properties"]["url"];
         assert_eq!(url["maxLength"], 2000);
         let kinds = &schemas["WebhookRequest"]["properties"]["kinds"]["items"]["enum"];

@@ -60,7 +60,7 @@ fn names(list: &[String], and: &str) -> String {
     }
 }
 
-/// The push for a feed item (as `store::devices::body` keeps it) in `language` (`en`, `de`).
+/// The push for a feed item (as `store::delivery_bodies` builds it) in `language` (`en`, `de`).
 pub fn notification(item: &Value, language: &str) -> Notification {
     let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
     let data = item.get("data").cloned().unwrap_or(Value::Null);

@@ -1,0 +1,2 @@
+DROP TABLE chat_reports;
+DROP TABLE chat_messages;
