@@ -2,50 +2,105 @@
 //! (`http::problem`) maps each code to a status in one table and renders RFC 9457
 //! `application/problem+json`. Internal causes are logged here and never sent.
 
-use racko_rules::RulesError;
+use racko_rules::{RulesCode, RulesError};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::{schema::Type, ObjectBuilder, RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
 pub mod catalogue;
 
-/// Declares the codes once: the enum, its wire names and the list of all of them.
+/// Declares the codes once: the enum, its wire names and the list of all of them. The rules'
+/// refusals come from the rules crate's own list (`racko_rules::RulesCode`), in one variant
+/// standing where `@rules;` stands, so a new rules refusal needs no edit here.
 macro_rules! codes {
-    ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
+    (
+        $($(#[$doc:meta])* $variant:ident = $text:literal,)*
+        @rules;
+        $($(#[$doc_after:meta])* $after:ident = $text_after:literal,)*
+    ) => {
         /// Every machine-readable error code the API sends (`Problem.code`), snake_case on the
         /// wire. A code, once published, keeps its meaning.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Code {
-            $($(#[$doc])* #[serde(rename = $text)] $variant,)*
+            $($(#[$doc])* $variant,)*
+            /// An illegal action or bad options (R1..R10): the rules crate's own code.
+            Rules(RulesCode),
+            $($(#[$doc_after])* $after,)*
         }
 
         impl Code {
-            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+            /// Every code in the order declared, the rules' codes in their own order.
+            pub const ALL: &'static [Code] = &{
+                const BEFORE: &[Code] = &[$(Code::$variant,)*];
+                const AFTER: &[Code] = &[$(Code::$after,)*];
+                const RULES: &[RulesCode] = RulesCode::ALL;
+                const N: usize = BEFORE.len() + RULES.len() + AFTER.len();
+                let mut all = [Code::Internal; N];
+                let (mut i, mut k) = (0, 0);
+                while k < BEFORE.len() {
+                    all[i] = BEFORE[k];
+                    (i, k) = (i + 1, k + 1);
+                }
+                k = 0;
+                while k < RULES.len() {
+                    all[i] = Code::Rules(RULES[k]);
+                    (i, k) = (i + 1, k + 1);
+                }
+                k = 0;
+                while k < AFTER.len() {
+                    all[i] = AFTER[k];
+                    (i, k) = (i + 1, k + 1);
+                }
+                all
+            };
 
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(Code::$variant => $text,)*
+                    Code::Rules(code) => code.as_str(),
+                    $(Code::$after => $text_after,)*
                 }
             }
         }
-
-        // By hand, from the wire names: utoipa's derive does not see the renames above.
-        impl PartialSchema for Code {
-            fn schema() -> RefOr<Schema> {
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .description(Some(
-                        "Every machine-readable error code the API sends (`Problem.code`), \
-                         snake_case on the wire. A code, once published, keeps its meaning.",
-                    ))
-                    .enum_values(Some([$($text,)*]))
-                    .into()
-            }
-        }
-
-        impl ToSchema for Code {}
     };
 }
+
+impl Code {
+    /// The code of this wire name.
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|code| code.as_str() == text)
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Code, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Code::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error code `{text}`")))
+    }
+}
+
+// By hand, from the wire names.
+impl PartialSchema for Code {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "Every machine-readable error code the API sends (`Problem.code`), \
+                 snake_case on the wire. A code, once published, keeps its meaning.",
+            ))
+            .enum_values(Some(Code::ALL.iter().map(|code| code.as_str())))
+            .into()
+    }
+}
+
+impl ToSchema for Code {}
 
 codes! {
     // The request itself.
@@ -115,8 +170,6 @@ codes! {
     RematchExists = "rematch_exists",
     /// Another change holds the game for longer than the lock timeout; try again shortly.
     GameBusy = "game_busy",
-    /// The seat is not expected to act now: nothing to hint, or (R10.2) nothing to time out.
-    NotAwaited = "not_awaited",
     StaleVersion = "stale_version",
     SeatTaken = "seat_taken",
     InviteCodeTaken = "invite_code_taken",
@@ -167,28 +220,8 @@ codes! {
     RatedWithComputer = "rated_with_computer",
     /// A leaderboard query names a pool that does not exist, or a bound out of range.
     InvalidLeaderboard = "invalid_leaderboard",
-    // The rules (R1..R10): an illegal action or bad options.
-    InvalidOptions = "invalid_options",
-    InvalidStackedDeck = "invalid_stacked_deck",
-    SeatOutOfRange = "seat_out_of_range",
-    SlotOutOfRange = "slot_out_of_range",
-    GameOver = "game_over",
-    RoundNotStarted = "round_not_started",
-    RoundInProgress = "round_in_progress",
-    NotYourTurn = "not_your_turn",
-    NotDealer = "not_dealer",
-    WrongPhase = "wrong_phase",
-    SlotOccupied = "slot_occupied",
-    DiscardNotTakeable = "discard_not_takeable",
-    CardAlreadyDrawn = "card_already_drawn",
-    NoCardDrawn = "no_card_drawn",
-    EventPending = "event_pending",
-    StockEmpty = "stock_empty",
-    InvalidSwapTarget = "invalid_swap_target",
-    NotANumberCard = "not_a_number_card",
-    RackNotInOrder = "rack_not_in_order",
-    /// R10.3: the seat has resigned already.
-    AlreadyResigned = "already_resigned",
+    // The rules (R1..R10): an illegal action or bad options, every `racko_rules::RulesCode`.
+    @rules;
     // The server.
     Internal = "internal",
     ServerError = "server_error",
@@ -290,35 +323,7 @@ impl std::error::Error for ServiceError {}
 /// cards (see `racko_rules::error`).
 impl From<RulesError> for ServiceError {
     fn from(e: RulesError) -> ServiceError {
-        ServiceError::new(rules_code(&e), e.to_string())
-    }
-}
-
-/// Exhaustive, so that a new rules error cannot go out without a code of its own.
-fn rules_code(e: &RulesError) -> Code {
-    match e {
-        RulesError::InvalidOptions(_) => Code::InvalidOptions,
-        RulesError::InvalidStackedDeck(_) => Code::InvalidStackedDeck,
-        RulesError::SeatOutOfRange(_) => Code::SeatOutOfRange,
-        RulesError::SlotOutOfRange(_) => Code::SlotOutOfRange,
-        RulesError::GameOver => Code::GameOver,
-        RulesError::RoundNotStarted => Code::RoundNotStarted,
-        RulesError::RoundInProgress => Code::RoundInProgress,
-        RulesError::NotYourTurn => Code::NotYourTurn,
-        RulesError::NotDealer => Code::NotDealer,
-        RulesError::WrongPhase => Code::WrongPhase,
-        RulesError::SlotOccupied => Code::SlotOccupied,
-        RulesError::DiscardNotTakeable => Code::DiscardNotTakeable,
-        RulesError::CardAlreadyDrawn => Code::CardAlreadyDrawn,
-        RulesError::NoCardDrawn => Code::NoCardDrawn,
-        RulesError::EventPending => Code::EventPending,
-        RulesError::StockEmpty => Code::StockEmpty,
-        RulesError::InvalidSwapTarget => Code::InvalidSwapTarget,
-        RulesError::NotANumberCard => Code::NotANumberCard,
-        RulesError::RackNotInOrder => Code::RackNotInOrder,
-        // The same meaning as the service's own: the game does not wait for this seat now.
-        RulesError::NotAwaited => Code::NotAwaited,
-        RulesError::AlreadyResigned => Code::AlreadyResigned,
+        ServiceError::new(Code::Rules(e.rules_code()), e.to_string())
     }
 }
 
@@ -340,31 +345,13 @@ mod tests {
 
     #[test]
     fn rules_codes_keep_the_rules_crate_names() {
-        let samples = [
-            RulesError::InvalidOptions(String::new()),
-            RulesError::InvalidStackedDeck(String::new()),
-            RulesError::SeatOutOfRange(9),
-            RulesError::SlotOutOfRange(7),
-            RulesError::GameOver,
-            RulesError::RoundNotStarted,
-            RulesError::RoundInProgress,
-            RulesError::NotYourTurn,
-            RulesError::NotDealer,
-            RulesError::WrongPhase,
-            RulesError::SlotOccupied,
-            RulesError::DiscardNotTakeable,
-            RulesError::CardAlreadyDrawn,
-            RulesError::NoCardDrawn,
-            RulesError::EventPending,
-            RulesError::StockEmpty,
-            RulesError::InvalidSwapTarget,
-            RulesError::NotANumberCard,
-            RulesError::RackNotInOrder,
-            RulesError::NotAwaited,
-            RulesError::AlreadyResigned,
-        ];
-        for e in samples {
-            assert_eq!(ServiceError::from(e.clone()).code.as_str(), e.code());
+        let examples = RulesError::examples();
+        assert_eq!(examples.len(), RulesCode::ALL.len());
+        for e in examples {
+            let code = ServiceError::from(e.clone()).code;
+            assert_eq!(code.as_str(), e.code());
+            assert!(Code::ALL.contains(&code), "{code}");
+            assert_eq!(Code::parse(e.code()), Some(code));
         }
     }
 }

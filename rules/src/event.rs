@@ -24,7 +24,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Action, Card, Rack, Seat, Seed, Slot, StackedDeck, Viewer};
+use crate::{Action, Actor, Card, Input, Rack, RoundDeal, Seat, Seed, Slot, StackedDeck, Viewer};
 
 /// Why a round ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,8 +51,9 @@ pub enum ResignReason {
 }
 
 /// Hidden values are `Option`s: `Some` in the full event, `None` in a projection for a viewer who
-/// may not see them. Each accepted action produces exactly one "input" event, the one
-/// [`Event::action`] maps back to the action; the other events follow from the rules.
+/// may not see them. Each input played (a deal, an action, a timeout, a resignation) produces
+/// exactly one event that records it, the one [`Event::input`] maps back to it; the other
+/// events follow from the rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -152,6 +153,21 @@ pub enum Event {
     Resigned { seat: Seat, reason: ResignReason },
 }
 
+/// R8.2: the kinds `for_viewer` may show as another kind, as (shown, stored): a bystander of
+/// an open round sees a void card swap as a card swap whose cards he cannot see.
+const DISGUISES: &[(&str, &str)] = &[("cards_swapped", "card_swap_void")];
+
+/// The stored kinds whose events a viewer may be shown as kind `shown` (R8.2): the kind itself
+/// and those `for_viewer` disguises as it. A search of a log by the kind a viewer sees reads
+/// all of them, and the projection then decides what is shown.
+pub fn kinds_shown_as(shown: &str) -> Vec<&str> {
+    let disguised = DISGUISES
+        .iter()
+        .filter(|(as_shown, _)| *as_shown == shown)
+        .map(|(_, stored)| *stored);
+    std::iter::once(shown).chain(disguised).collect()
+}
+
 impl Event {
     /// The event as `viewer` may see it. `round_closed` is true when the round this event
     /// belongs to has ended (R8.2: then everything of that round is public).
@@ -164,7 +180,7 @@ impl Event {
         };
         let is_me = |seat: Seat| me == Some(seat);
         // A bystander must not learn that the named card was a joker (R8.2): to him a void
-        // card swap looks like any card swap whose values he cannot see.
+        // card swap looks like any card swap whose values he cannot see (see `DISGUISES`).
         if let Event::CardSwapVoid {
             seat,
             with: Some(with),
@@ -220,10 +236,26 @@ impl Event {
         event
     }
 
-    /// The seat and action that caused this event, for events that record a player's choice.
-    /// Exactly one event of each accepted action maps back to it.
-    pub fn action(&self) -> Option<(Seat, Action)> {
-        let input = match *self {
+    /// The input this event records, for the one event of each input that does: a deal's
+    /// `RoundStarted` (with its seed: a projection that hides it records none), an action's
+    /// own event, a `TurnTimedOut`, a player's `Resigned`. A resignation for timeouts is no
+    /// input: it follows from the last action made for the seat (R10.2). Playing the input
+    /// on the game before it gives this event again (R9.2).
+    pub fn input(&self) -> Option<Input> {
+        let (seat, action) = match *self {
+            Event::RoundStarted {
+                seed: Some(seed),
+                ref stacked,
+                ..
+            } => {
+                let stacked = stacked.clone();
+                return Some(Input::Deal(RoundDeal { seed, stacked }));
+            }
+            Event::TurnTimedOut { seat } => return Some(Input::TimeOut { seat }),
+            Event::Resigned {
+                seat,
+                reason: ResignReason::Player,
+            } => return Some(Input::Resign { seat }),
             Event::DealChosen { dealer, blitz } => (dealer, Action::ChooseDeal { blitz }),
             Event::BlitzCardPlaced { seat, slot, .. } => (seat, Action::PlaceBlitzCard { slot }),
             Event::DiscardTaken { seat, slot, .. } => (seat, Action::TakeDiscard { slot }),
@@ -254,19 +286,34 @@ impl Event {
             Event::RackoCalled { seat } => (seat, Action::CallRacko),
             _ => return None,
         };
-        Some(input)
+        Some(Input::Act { seat, action })
     }
 
-    /// True for the event a replay step runs again: a `RoundStarted` (a deal), an event with
-    /// [`Event::action`], a `TurnTimedOut` ([`Game::time_out`](crate::Game::time_out)) or a
-    /// player's `Resigned` ([`Game::resign`](crate::Game::resign)). A resignation for
-    /// timeouts is not one: it follows from the last action made for the seat.
-    pub fn is_input(&self) -> bool {
-        match self {
-            Event::RoundStarted { .. } | Event::TurnTimedOut { .. } => true,
-            Event::Resigned { reason, .. } => *reason == ResignReason::Player,
-            _ => self.action().is_some(),
+    /// The seat and action of an action's own event ([`Input::Act`]).
+    pub fn action(&self) -> Option<(Seat, Action)> {
+        match self.input() {
+            Some(Input::Act { seat, action }) => Some((seat, action)),
+            _ => None,
         }
+    }
+
+    /// Whose choice this event records: its input's actor ([`Input::actor`]); the server's
+    /// for a resignation for timeouts (R10.2) and for a deal whose seed is hidden; nobody's
+    /// for what follows from the rules.
+    pub fn actor(&self) -> Actor {
+        match self.input() {
+            Some(input) => input.actor(),
+            None if matches!(self, Event::Resigned { .. } | Event::RoundStarted { .. }) => {
+                Actor::Server
+            }
+            None => Actor::Rules,
+        }
+    }
+
+    /// True for the event a replay step begins from: one with an [`Event::input`], or a
+    /// `RoundStarted` whose seed is hidden (a projection, which cannot be replayed).
+    pub fn is_input(&self) -> bool {
+        matches!(self, Event::RoundStarted { .. }) || self.input().is_some()
     }
 
     /// A stable snake_case name of the event kind (matches the serde tag).
@@ -480,6 +527,71 @@ mod tests {
             reason: ResignReason::Timeouts,
         };
         assert!(!for_timeouts.is_input());
+    }
+
+    #[test]
+    fn r10_whose_choice_each_event_records() {
+        let actors: Vec<(&str, Actor)> = every_event()
+            .iter()
+            .map(|e| (e.kind(), e.actor()))
+            .collect();
+        let expected = [
+            ("round_started", Actor::Server),
+            ("deal_chosen", Actor::Seat(0)),
+            ("dealt", Actor::Rules),
+            ("blitz_deal_started", Actor::Rules),
+            ("blitz_card_placed", Actor::Seat(0)),
+            ("start_card", Actor::Rules),
+            ("turn_started", Actor::Rules),
+            ("discard_taken", Actor::Seat(0)),
+            ("drew", Actor::Seat(0)),
+            ("drawn_placed", Actor::Seat(0)),
+            ("drawn_discarded", Actor::Seat(0)),
+            ("skipped", Actor::Rules),
+            ("cards_swapped", Actor::Seat(0)),
+            // A void card swap that needed no choice (R3.4).
+            ("card_swap_void", Actor::Rules),
+            ("racks_swapped", Actor::Seat(0)),
+            ("stock_reshuffled", Actor::Rules),
+            ("racko_called", Actor::Seat(0)),
+            ("round_ended", Actor::Rules),
+            ("game_ended", Actor::Rules),
+            ("turn_timed_out", Actor::Server),
+            ("resigned", Actor::Seat(0)),
+            ("resigned", Actor::Server),
+        ];
+        assert_eq!(actors, expected);
+    }
+
+    #[test]
+    fn r8_2_a_shown_kind_names_every_stored_kind_it_may_stand_for() {
+        let mut events = every_event();
+        events.push(Event::CardSwapVoid {
+            seat: 2,
+            with: Some(1),
+            their_slot: Some(Slot(5)),
+            my_slot: Some(Slot(10)),
+        });
+        let viewers = [
+            Viewer::Seat { seat: 0 },
+            Viewer::Seat { seat: 1 },
+            Viewer::Seat { seat: 2 },
+            Viewer::Spectator,
+            Viewer::Everyone,
+        ];
+        for event in &events {
+            for viewer in viewers {
+                let shown = event.for_viewer(viewer, false);
+                let stored = kinds_shown_as(shown.kind());
+                assert!(stored.contains(&event.kind()), "{event:?} as {viewer:?}");
+            }
+        }
+        assert_eq!(
+            kinds_shown_as("cards_swapped"),
+            ["cards_swapped", "card_swap_void"]
+        );
+        assert_eq!(kinds_shown_as("drew"), ["drew"]);
+        assert_eq!(kinds_shown_as("player_joined"), ["player_joined"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::deck::deal_index;
 use crate::view::RoundResult;
 use crate::{
-    Action, Card, DeckCounts, Event, Options, Rack, RoundDeal, RulesError, Seat, Seed, Slot,
+    Action, Card, DeckCounts, Event, Input, Options, Rack, RoundDeal, RulesError, Seat, Seed, Slot,
     StackedDeck, View, Viewer,
 };
 
@@ -203,15 +203,52 @@ impl Game {
         }
     }
 
-    /// Deals the next round (R2, R7.3): `round_in_progress` unless `needs_round()`.
-    pub fn start_round(&self, deal: &RoundDeal) -> Result<(Game, Vec<Event>), RulesError> {
+    /// Plays one `input` (a deal, an action, a timeout, a resignation): on success the new game
+    /// and the events, in order; on error `self` is untouched. Refusals: a deal is
+    /// `round_in_progress` unless `needs_round()`; an action is accepted exactly when
+    /// `legal_actions(seat)` lists it; a timeout and a resignation as R10.2 and R10.3 say
+    /// (`outlast`).
+    pub fn play(&self, input: &Input) -> Result<(Game, Vec<Event>), RulesError> {
         let mut next = self.clone();
-        let events = next.start_round_mut(deal)?;
+        let events = next.play_mut(input)?;
         Ok((next, events))
     }
 
-    /// As `start_round`, in place; on error `self` is unchanged.
+    /// As `play`, in place; on error `self` is unchanged (each input is checked fully before
+    /// anything changes).
+    pub fn play_mut(&mut self, input: &Input) -> Result<Vec<Event>, RulesError> {
+        match input {
+            Input::Deal(deal) => self.deal(deal),
+            Input::Act { seat, action } => self.act(*seat, action),
+            Input::TimeOut { seat } => self.time_out(*seat),
+            Input::Resign { seat } => self.resign(*seat),
+        }
+    }
+
+    /// `play` of a deal, for the tests and tools that deal by hand.
+    pub fn start_round(&self, deal: &RoundDeal) -> Result<(Game, Vec<Event>), RulesError> {
+        self.play(&Input::Deal(deal.clone()))
+    }
+
+    /// `play_mut` of a deal.
     pub fn start_round_mut(&mut self, deal: &RoundDeal) -> Result<Vec<Event>, RulesError> {
+        self.deal(deal)
+    }
+
+    /// `play` of one action, for the computer players, tests and tools.
+    pub fn apply(&self, seat: Seat, action: &Action) -> Result<(Game, Vec<Event>), RulesError> {
+        let mut next = self.clone();
+        let events = next.act(seat, action)?;
+        Ok((next, events))
+    }
+
+    /// `play_mut` of one action.
+    pub fn apply_mut(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
+        self.act(seat, action)
+    }
+
+    /// Deals the next round (R2, R7.3).
+    fn deal(&mut self, deal: &RoundDeal) -> Result<Vec<Event>, RulesError> {
         match self.phase {
             Phase::AwaitingRound => {}
             Phase::GameOver { .. } => return Err(RulesError::GameOver),
@@ -225,20 +262,12 @@ impl Game {
         Ok(events)
     }
 
-    /// Applies `action` of `seat`. On success, the new game and the events, in order; on error
-    /// `self` is untouched. An action is accepted exactly when `legal_actions(seat)` lists it.
-    pub fn apply(&self, seat: Seat, action: &Action) -> Result<(Game, Vec<Event>), RulesError> {
-        let mut next = self.clone();
-        let events = next.apply_mut(seat, action)?;
-        Ok((next, events))
-    }
-
-    /// As `apply`, in place (checks fully before it changes anything).
+    /// Carries out `action` of `seat`.
     ///
     /// R10.2: an action of a seat that is not being played for resets its count of timeouts;
     /// once the game no longer awaits the seat being played for, it may resign for timeouts
     /// (`Resigned` and its consequences end these events).
-    pub fn apply_mut(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
+    fn act(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
         self.check(seat, action)?;
         if self.played_for != Some(seat) {
             self.timeouts.remove(&seat);

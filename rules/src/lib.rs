@@ -7,17 +7,25 @@
 //!
 //! The shape, in short:
 //! - [`Game::new`] builds a game from [`Options`]; the game then waits for a round.
-//! - [`Game::start_round`] deals a round from a [`RoundDeal`] (a seed, or a stacked deck).
-//! - [`Game::apply`] applies one [`Action`] of one seat and returns the new game and the
-//!   [`Event`]s it caused, or a [`RulesError`], leaving `self` untouched.
+//! - [`Game::play`] plays one [`Input`], the only way a game moves on: a deal from a
+//!   [`RoundDeal`] (a seed, or a stacked deck), one [`Action`] of one seat, a timeout (R10.2)
+//!   or a resignation (R10.3). It returns the new game and the [`Event`]s it caused, or a
+//!   [`RulesError`], leaving `self` untouched; [`Game::play_mut`] plays in place.
+//!   ([`Game::start_round`] and [`Game::apply`] are its shorthands for a deal and an action.)
+//! - [`Event::input`] gives back the input a logged event records, and [`Event::actor`] whose
+//!   choice it was ([`Actor`]: a seat, the server, or nobody).
 //! - [`Game::legal_actions`] lists exactly what a seat may do now.
 //! - R10, games that outlast their players: [`deadline::begins_stage`] says which events start
 //!   a seat's deadline afresh; [`Game::stand_in`] when a seat's deadline has passed (it is
-//!   [`Game::time_out`], then [`Game::simplest_move`] while [`Game::played_for`] names the
-//!   seat); [`Game::resign`]; [`deadline::DeadlineCheck`] checks a log's timeouts.
-//! - [`Game::view`] and [`Event::for_viewer`] are the R8 projections.
+//!   [`Input::TimeOut`], then [`Game::simplest_move`] while [`Game::played_for`] names the
+//!   seat); [`deadline::DeadlineCheck`] checks a log's timeouts.
+//! - [`Game::view`] and [`Event::for_viewer`] are the R8 projections;
+//!   [`event::kinds_shown_as`] names the stored kinds a shown kind may stand for (R8.2).
 //! - [`replay::replay`] rebuilds a game from its options and its full event log;
-//!   [`replay::Steps`] walks the log one deal or action at a time.
+//!   [`replay::Steps`] walks the log one input at a time.
+//! - [`RulesError`] says why an input was refused; [`RulesCode`] lists every refusal's stable
+//!   code once, with its meaning and [`Refusal`] kind, so the server derives its error
+//!   catalogue from it.
 //! - [`DeckCounts::cards`] lists a deck's cards, [`deck`] holds the R2.2 deal order and
 //!   [`StackedDeck::from_racks`] stacks a deck to deal given racks (tests, test mode).
 
@@ -28,6 +36,7 @@ pub mod deck;
 pub mod error;
 pub mod event;
 pub mod game;
+pub mod input;
 pub mod options;
 pub mod replay;
 pub mod score;
@@ -37,16 +46,17 @@ pub mod view;
 pub use action::Action;
 pub use card::{Card, Rack, Seat, Slot};
 pub use deck::StackedDeck;
-pub use error::RulesError;
+pub use error::{Refusal, RulesCode, RulesError};
 pub use event::{Event, ResignReason, RoundEnd};
 pub use game::{Game, Phase, TurnStage};
+pub use input::{Actor, Input};
 pub use options::{BlitzMode, DeckCounts, Options};
 pub use shuffle::{RoundDeal, Seed};
 pub use view::{RoundResult, SlotCard, View, Viewer};
 
 /// The version of these rules. A stored game records the version it was played under so that a
 /// later change of the rules can never silently change an old replay. Bump it whenever any
-/// output of [`Game::start_round`], [`Game::apply`] or the shuffle changes for the same input.
+/// output of [`Game::play`] or the shuffle changes for the same input.
 pub const RULES_VERSION: u32 = 1;
 
 /// Every rules version a build has shipped, oldest first, [`RULES_VERSION`] last. A stored game

@@ -1,14 +1,13 @@
 //! Rebuilding a game from its log (R9.2, audits): the options and the full events suffice.
 //!
-//! A log is replayed step by step. A step is what one deal or one action produces: the rules
-//! run its input event (see [`Event::is_input`]) again and must
-//! give exactly the recorded events. A `TurnTimedOut` and a player's `Resigned` are steps of
-//! their own (R10); a `Resigned` for timeouts ends the step of the last action made for the
-//! seat. Events that follow from the rules alone (turns, skips,
+//! A log is replayed step by step. A step is what one input produces (a deal, an action, a
+//! timeout or a resignation): the rules play the input its event records ([`Event::input`])
+//! again and must give exactly the recorded events. A `Resigned` for timeouts is no input: it
+//! ends the step of the last action made for the seat (R10.2). Events that follow from the rules alone (turns, skips,
 //! reshuffles, round ends) may come before the input event of their step (a reshuffle comes
 //! before the draw it serves). [`Steps`] walks a log step by step; [`replay`] runs them all.
 
-use crate::{Event, Game, Options, RoundDeal, RulesError};
+use crate::{Event, Game, Options, RulesError};
 
 /// Why a log does not replay.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -136,34 +135,19 @@ impl<'a> Steps<'a> {
 
     fn run(&mut self, first: usize) -> Result<Step, ReplayError> {
         let events = self.events;
-        let Some(input) = (first..events.len()).find(|i| is_input(&events[*i])) else {
+        let Some(input) = (first..events.len()).find(|i| events[*i].is_input()) else {
             return Err(ReplayError::at(
                 first,
                 "no action or deal produces this event",
             ));
         };
-        let produced = match &events[input] {
-            Event::RoundStarted { seed, stacked, .. } => {
-                let Some(seed) = seed else {
-                    return Err(ReplayError::at(
-                        input,
-                        "the seed is hidden; replay needs the full log",
-                    ));
-                };
-                let deal = RoundDeal {
-                    seed: *seed,
-                    stacked: stacked.clone(),
-                };
-                self.game.start_round_mut(&deal)
-            }
-            // R10.2, R10.3: a resignation for timeouts is no input; `is_input` skips it.
-            Event::TurnTimedOut { seat } => self.game.time_out_mut(*seat),
-            Event::Resigned { seat, .. } => self.game.resign_mut(*seat),
-            event => match event.action() {
-                Some((seat, action)) => self.game.apply_mut(seat, &action),
-                None => return Err(ReplayError::at(input, "not an input event")),
-            },
+        let Some(played) = events[input].input() else {
+            return Err(ReplayError::at(
+                input,
+                "the seed is hidden; replay needs the full log",
+            ));
         };
+        let produced = self.game.play_mut(&played);
         match produced {
             Ok(produced) => Ok(Step {
                 first,
@@ -192,9 +176,9 @@ impl Iterator for Steps<'_> {
     }
 }
 
-/// Replays `events` (full, not projected) from a new game: each round is dealt again from the
-/// seed (or stacked deck) of its `RoundStarted`, each player's action is applied again, and every
-/// event the rules produce must equal the recorded one. Returns the game after the last event.
+/// Replays `events` (full, not projected) from a new game: each input is played again (a round
+/// dealt from the seed or stacked deck of its `RoundStarted`, each action, timeout and
+/// resignation), and every event the rules produce must equal the recorded one. Returns the game after the last event.
 pub fn replay(options: &Options, events: &[Event]) -> Result<Game, ReplayError> {
     let mut steps = Steps::new(options, events)?;
     for step in &mut steps {
@@ -203,14 +187,10 @@ pub fn replay(options: &Options, events: &[Event]) -> Result<Game, ReplayError> 
     Ok(steps.into_game())
 }
 
-fn is_input(event: &Event) -> bool {
-    event.is_input()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Phase, Seed};
+    use crate::{Phase, RoundDeal, Seed};
 
     /// A 2-player game, dealt from a seed, after `actions` actions (each the first legal one);
     /// the log and where each step of it begins.
@@ -242,7 +222,7 @@ mod tests {
         for step in &mut steps {
             let step = step.expect("the log replays");
             assert_eq!(step.produced, log[step.first..step.end()]);
-            assert!(is_input(&log[step.input]), "{:?}", log[step.input]);
+            assert!(log[step.input].is_input(), "{:?}", log[step.input]);
             firsts.push(step.first);
         }
         assert_eq!(firsts, starts);

@@ -9,7 +9,7 @@ use racko::service::audit::export::{ExportHead, GameExport};
 use racko::service::{log_event::SeatedPlayer, log_page::EventEntry, LogEvent};
 use racko::store::GameStatus;
 use racko_bots::Level;
-use racko_rules::{Action, Event, Game, Options, Phase, RoundDeal, Seed, View, Viewer};
+use racko_rules::{Action, Event, Game, Input, Options, Phase, RoundDeal, Seed, View, Viewer};
 
 /// The action the sample player takes from `view`, if any is legal for it: the computer
 /// players' `basic` level (each slot kept to its band of numbers, Racko called when possible).
@@ -33,21 +33,22 @@ pub fn play(options: &Options, game: u64, max_actions: usize) -> Result<Vec<Even
     let mut events = Vec::new();
     let mut actions = 0;
     while !state.is_over() && actions < max_actions {
-        if state.needs_round() {
-            let deal = RoundDeal {
-                seed: round_seed(game, state.round() + 1),
+        let input = if state.needs_round() {
+            let seed = round_seed(game, state.round() + 1);
+            Input::Deal(RoundDeal {
+                seed,
                 stacked: None,
+            })
+        } else {
+            let seat = match state.phase() {
+                Phase::Turn { seat, .. } | Phase::ChoosingDeal { dealer: seat } => *seat,
+                _ => state.awaiting().first().copied().ok_or("nobody may act")?,
             };
-            events.extend(state.start_round_mut(&deal).map_err(|e| e.to_string())?);
-            continue;
-        }
-        let seat = match state.phase() {
-            Phase::Turn { seat, .. } | Phase::ChoosingDeal { dealer: seat } => *seat,
-            _ => state.awaiting().first().copied().ok_or("nobody may act")?,
+            let action = choose(&state.view(Viewer::Seat { seat })).ok_or("no legal action")?;
+            actions += 1;
+            Input::Act { seat, action }
         };
-        let action = choose(&state.view(Viewer::Seat { seat })).ok_or("no legal action")?;
-        events.extend(state.apply_mut(seat, &action).map_err(|e| e.to_string())?);
-        actions += 1;
+        events.extend(state.play_mut(&input).map_err(|e| e.to_string())?);
     }
     Ok(events)
 }
@@ -94,7 +95,7 @@ pub fn export(
     let all = log.into_iter().chain(
         events
             .into_iter()
-            .map(|e| (e.action().map(|(s, _)| s), LogEvent::Play(e))),
+            .map(|e| (e.actor().seat(), LogEvent::Play(e))),
     );
     for (seq, (actor_seat, event)) in (1i64..).zip(all) {
         if let LogEvent::Play(Event::RoundStarted { round: r, .. }) = &event {

@@ -2,6 +2,8 @@
 //! catalogue (`docs/errors.md`, served at `/docs/errors`). The match is exhaustive, so a new
 //! code cannot ship without its entry.
 
+use racko_rules::{Refusal, RulesCode};
+
 use super::Code;
 
 /// One code's entry in the catalogue.
@@ -253,7 +255,6 @@ pub fn entry(code: Code) -> Entry {
             "Another change holds the game for longer than the lock timeout.",
             RETRY,
         ),
-        NotAwaited => ("The game does not wait for this seat now.", RELOAD),
         StaleVersion => (
             "The game changed since the version sent; `current_version` is the new one.",
             RELOAD,
@@ -299,35 +300,9 @@ pub fn entry(code: Code) -> Entry {
             "The account has as many webhooks as allowed.",
             "Delete one before adding another.",
         ),
-        InvalidOptions => ("The game's options break a rule; `detail` says which.", FIX),
-        InvalidStackedDeck => ("The stacked deck is not a full, valid deck.", FIX),
-        SeatOutOfRange => ("The seat is not at this table.", FIX),
-        SlotOutOfRange => ("The slot does not exist; slots are 5, 10, …, 60.", FIX),
-        GameOver => ("The game is over.", NONE),
-        RoundNotStarted => (
-            "No round is being played; the next has not been dealt.",
-            RULES,
-        ),
-        RoundInProgress => ("A round is being played already.", RULES),
-        NotYourTurn => ("It is another seat's turn.", RULES),
-        NotDealer => ("Only the dealer chooses the deal.", RULES),
-        WrongPhase => ("The action does not fit this moment of the play.", RULES),
-        SlotOccupied => ("That slot holds a card already.", RULES),
-        DiscardNotTakeable => (
-            "The top discard is an event card and cannot be taken.",
-            RULES,
-        ),
-        CardAlreadyDrawn => ("A card is drawn; place it or discard it first.", RULES),
-        NoCardDrawn => ("No card is drawn yet.", RULES),
-        EventPending => ("The drawn event card must be carried out first.", RULES),
-        StockEmpty => ("There is no card to draw.", RULES),
-        InvalidSwapTarget => ("A swap needs another seat at the table.", RULES),
-        NotANumberCard => ("A card swap needs a number card in the slot.", RULES),
-        RackNotInOrder => (
-            "The rack is not in order, so Racko cannot be called.",
-            RULES,
-        ),
-        AlreadyResigned => ("The seat has resigned already.", NONE),
+        // The service sends it too, when it has nothing for a seat to do (no hint).
+        Rules(RulesCode::NotAwaited) => (RulesCode::NotAwaited.meaning(), RELOAD),
+        Rules(code) => (code.meaning(), rules_action(code.refusal())),
         Internal => (
             "The server failed; nothing about the cause is sent.",
             REPORT,
@@ -351,4 +326,13 @@ pub fn entry(code: Code) -> Entry {
         ),
     };
     Entry { meaning, action }
+}
+
+/// What a client does about a refusal of the rules, by its kind.
+fn rules_action(refusal: Refusal) -> &'static str {
+    match refusal {
+        Refusal::Setup | Refusal::Invalid => FIX,
+        Refusal::NotNow => RULES,
+        Refusal::Final => NONE,
+    }
 }

@@ -78,7 +78,7 @@ pub async fn get_game(
         (status = 403, description = "`not_a_player`"),
         (status = 404, description = "`game_not_found`"),
         (status = 409, description = "`stale_version` (with the current version), `game_not_started`, `game_cancelled`"),
-        (status = 422, description = "An illegal action, with the rule's code: `not_your_turn`, `not_dealer`, `wrong_phase`, `round_not_started`, `round_in_progress`, `game_over`, `seat_out_of_range`, `slot_out_of_range`, `slot_occupied`, `discard_not_takeable`, `card_already_drawn`, `no_card_drawn`, `event_pending`, `stock_empty`, `invalid_swap_target`, `not_a_number_card`, `rack_not_in_order`; `invalid_body`; `idempotency_key_reused`"),
+        (status = 422, description = "An illegal action, with the rule's code: {action refusals}; `invalid_body`; `idempotency_key_reused`"),
         (status = 428, description = "`version_required`"),
     ))]
 pub async fn post_action(

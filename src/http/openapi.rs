@@ -28,7 +28,8 @@ mod contract;
 mod shape;
 
 use shape::{
-    for_generators, is_error, name_variants, operations, problem_content, problem_response,
+    action_refusals, for_generators, is_error, name_variants, operations, problem_content,
+    problem_response, ACTION_REFUSALS,
 };
 
 #[derive(OpenApi)]
@@ -263,11 +264,15 @@ impl Modify for Platform {
                     .build(),
             ),
         );
+        let refusals = action_refusals();
         for item in api.paths.paths.values_mut() {
             for op in operations(item) {
                 let responses = &mut op.responses.responses;
                 for (status, response) in responses.iter_mut() {
                     if let (true, RefOr::T(r)) = (is_error(status), response) {
+                        if r.description.contains(ACTION_REFUSALS) {
+                            r.description = r.description.replace(ACTION_REFUSALS, &refusals);
+                        }
                         r.content
                             .entry(PROBLEM_JSON.to_string())
                             .or_insert_with(problem_content);

@@ -5,6 +5,8 @@ use actix_web::{http::header, http::StatusCode, HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use racko_rules::RulesCode;
+
 use crate::error::{Code, ServiceError};
 
 /// The problem+json body (RFC 9457) with the project's extension members.
@@ -76,8 +78,7 @@ pub fn status(code: Code) -> StatusCode {
         | GameNotFinished
         | RematchExists
         | GameBusy
-        | NotAwaited
-        | AlreadyResigned
+        | Rules(RulesCode::NotAwaited | RulesCode::AlreadyResigned)
         | StaleVersion
         | SeatTaken
         | InviteCodeTaken
@@ -106,25 +107,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidUsername
         | InvalidPassword
         | IdempotencyKeyReused
-        | InvalidOptions
-        | InvalidStackedDeck
-        | SeatOutOfRange
-        | SlotOutOfRange
-        | GameOver
-        | RoundNotStarted
-        | RoundInProgress
-        | NotYourTurn
-        | NotDealer
-        | WrongPhase
-        | SlotOccupied
-        | DiscardNotTakeable
-        | CardAlreadyDrawn
-        | NoCardDrawn
-        | EventPending
-        | StockEmpty
-        | InvalidSwapTarget
-        | NotANumberCard
-        | RackNotInOrder
+        // Every other refusal of the rules, a new one included.
+        | Rules(_)
         | InvalidWebhookUrl
         | WebhookAddressRefused
         | InvalidWebhookKind

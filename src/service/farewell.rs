@@ -4,6 +4,7 @@
 //! (the creator leaving cancels it). Its webhook endpoints and push devices go too: nobody is
 //! left to receive; its open seeks are cancelled, so that it is paired no more.
 
+use racko_rules::RulesCode;
 use uuid::Uuid;
 
 use super::lobby;
@@ -60,8 +61,7 @@ fn gone(code: Code) -> bool {
     matches!(
         code,
         Code::SeatResigned
-            | Code::AlreadyResigned
-            | Code::GameOver
+            | Code::Rules(RulesCode::AlreadyResigned | RulesCode::GameOver)
             | Code::GameCancelled
             | Code::NotAPlayer
             | Code::GameNotFound

@@ -2,7 +2,7 @@
 //! decided from the caller's own view (R8.1) and nothing else.
 
 use racko_bots::Level;
-use racko_rules::{Action, Viewer};
+use racko_rules::{Action, RulesCode, Viewer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -47,7 +47,10 @@ pub fn hint(store: &Store, caller: &Caller, id: Uuid) -> Result<Hint, ServiceErr
     // The version seeds the player's chance: asking again for the same state gives the same.
     let seed = u64::try_from(game.version).unwrap_or_default();
     let action = racko_bots::decide(HINT_LEVEL, &view, seed).ok_or_else(|| {
-        ServiceError::new(Code::NotAwaited, "your seat has nothing to do now: no hint")
+        ServiceError::new(
+            Code::Rules(RulesCode::NotAwaited),
+            "your seat has nothing to do now: no hint",
+        )
     })?;
     Ok(Hint {
         version: game.version,

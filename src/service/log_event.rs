@@ -6,7 +6,7 @@
 //! (`round_started`, `drew`, …) stay as the rules crate names them. The two sets of tags never
 //! overlap, so one flat `type` field tells every event apart.
 
-use racko_rules::{Event, Options, ResignReason, Seat, Viewer};
+use racko_rules::{Event, Options, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::{schema::Schema, OneOfBuilder, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -141,16 +141,14 @@ impl LogEvent {
     }
 
     /// Who may be named as the event's actor, given the account whose request or move led to
-    /// it: a rules event has one only when it is the input of an action (a move, a player's
-    /// resignation). What follows from the rules (`turn_started`, `round_ended`, a deal after
-    /// `deal_chosen`) has none, whoever's move it followed, so a person's and the computer's
-    /// moves read alike. Lobby facts keep the account that made them.
+    /// it: a rules event has one only when it records a seat's own choice (`Event::actor`: a
+    /// move, a player's resignation). The server's inputs and what follows from the rules
+    /// (`turn_started`, `round_ended`, a deal after `deal_chosen`) have none, whoever's move
+    /// they followed, so a person's and the computer's moves read alike. Lobby facts keep the
+    /// account that made them.
     pub fn actor(&self, actor: Option<Uuid>) -> Option<Uuid> {
         match self {
-            LogEvent::Play(Event::Resigned { reason, .. }) => {
-                actor.filter(|_| *reason == ResignReason::Player)
-            }
-            LogEvent::Play(event) => actor.filter(|_| event.action().is_some()),
+            LogEvent::Play(event) => actor.filter(|_| event.actor().seat().is_some()),
             _ => actor,
         }
     }

@@ -3,7 +3,7 @@
 //! An action is decided against the stored current state (never a replay of the log), so its
 //! cost does not grow with the length of the game.
 
-use racko_rules::{Action, Seat};
+use racko_rules::{Action, Input, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -97,8 +97,8 @@ pub fn resign(
         asker,
         |game| {
             let seat = playing_seat(game, caller)?;
-            let (state, events) = game.state.resign(seat)?;
-            Ok(decision(game, state, events, Some(caller.id)))
+            let (state, events) = game.state.play(&Input::Resign { seat })?;
+            Ok(decision(game, state, events))
         },
         |written| action_result(written, caller),
     )
@@ -148,12 +148,11 @@ fn playing_seat(game: &GameRecord, caller: &Caller) -> Result<Seat, ServiceError
 }
 
 /// The decision that takes the game to `state` with `events`, each event's actor the account
-/// of the seat that took the action (`actor` for an event that is not one's action).
+/// of the seat whose own choice it records (`Event::actor`), none for the rest.
 fn decision(
     game: &GameRecord,
     state: racko_rules::Game,
     events: Vec<racko_rules::Event>,
-    actor: Option<Uuid>,
 ) -> Decision {
     let round = game.state.round();
     let mut decision = Decision {
@@ -164,10 +163,10 @@ fn decision(
     };
     for event in events {
         let by = event
-            .action()
-            .and_then(|(seat, _)| game.seats.iter().find(|s| s.seat == seat))
-            .map(|s| s.account_id)
-            .or(actor.filter(|_| matches!(event, racko_rules::Event::Resigned { .. })));
+            .actor()
+            .seat()
+            .and_then(|seat| game.seats.iter().find(|s| s.seat == seat))
+            .map(|s| s.account_id);
         decision.log(round, by, LogEvent::Play(event));
     }
     decision
@@ -175,6 +174,7 @@ fn decision(
 
 fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decision, ServiceError> {
     let seat = playing_seat(game, caller)?;
-    let (state, played) = game.state.apply(seat, action)?;
-    Ok(decision(game, state, played, None))
+    let action = *action;
+    let (state, played) = game.state.play(&Input::Act { seat, action })?;
+    Ok(decision(game, state, played))
 }

@@ -6,7 +6,7 @@
 //! left to do, so every move is made once.
 
 use chrono::{DateTime, Utc};
-use racko_rules::{Action, Game, Seat, Viewer};
+use racko_rules::{Action, Game, Input, RulesCode, Seat, Viewer};
 use uuid::Uuid;
 
 use super::due::{self, played_by_server};
@@ -49,7 +49,7 @@ pub fn sweep_game(store: &Service, id: Uuid) -> Result<Swept, ServiceError> {
 }
 
 fn nothing_due() -> ServiceError {
-    ServiceError::new(Code::NotAwaited, "nothing is due")
+    ServiceError::new(Code::Rules(RulesCode::NotAwaited), "nothing is due")
 }
 
 /// The moves and reminders due at `now`, as one decision; `not_awaited` when there are none.
@@ -121,9 +121,10 @@ fn play(
     actor: Option<Uuid>,
 ) -> Result<(), ServiceError> {
     let round = decision.state.round();
+    let action = *action;
     let (state, events) = decision
         .state
-        .apply(seat, action)
+        .play(&Input::Act { seat, action })
         .map_err(ServiceError::internal)?;
     for event in events {
         decision.log(round, actor, LogEvent::Play(event));

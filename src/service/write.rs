@@ -8,7 +8,7 @@
 //! it will be written, and stores that answer for the `Idempotency-Key`. Creating a game is the
 //! other write ([`create_game`]), also one transaction with its key.
 
-use racko_rules::{Event, Game, RoundDeal, StackedDeck};
+use racko_rules::{Event, Game, Input, RoundDeal, RulesCode, StackedDeck};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -166,7 +166,9 @@ pub fn change_game_by_server(
             &|_: &Written<'_>| (),
         ) {
             Ok(done) => Ok(done),
-            Err(e) if e.code == Code::NotAwaited => Err(Refused::Nothing(Box::new(game.clone()))),
+            Err(e) if e.code == Code::Rules(RulesCode::NotAwaited) => {
+                Err(Refused::Nothing(Box::new(game.clone())))
+            }
             Err(e) => Err(Refused::Error(e)),
         }
     });
@@ -281,7 +283,9 @@ pub fn deal_round(
         stacked,
     };
     // The stacked decks were validated at creation, so a refusal here is a server fault.
-    state.start_round(&deal).map_err(ServiceError::internal)
+    state
+        .play(&Input::Deal(deal))
+        .map_err(ServiceError::internal)
 }
 
 fn new_events(log: &[Logged]) -> Result<Vec<NewEvent>, ServiceError> {

@@ -11,21 +11,15 @@ use crate::{Action, Event, RulesError, Seat, Slot};
 const MAX_STAND_IN_MOVES: usize = 64;
 
 impl Game {
-    /// R10.2: `seat`'s deadline has passed. Counts a timeout for the seat and marks it as
-    /// played for: the caller then applies moves for it (a computer player's, or
-    /// [`simplest_move`](Self::simplest_move)'s) until the game no longer awaits it.
+    /// R10.2: `seat`'s deadline has passed ([`Input::TimeOut`](crate::Input::TimeOut)).
+    /// Counts a timeout for the seat and marks it as played for: the caller then plays moves
+    /// for it (a computer player's, or [`simplest_move`](Self::simplest_move)'s) until the game
+    /// no longer awaits it.
     ///
     /// Refused with `seat_out_of_range`, `already_resigned` (a resigned seat is played at
     /// once, it never waits), or `not_awaited` when the game does not wait for the seat or
     /// a seat is already being played for.
-    pub fn time_out(&self, seat: Seat) -> Result<(Game, Vec<Event>), RulesError> {
-        let mut next = self.clone();
-        let events = next.time_out_mut(seat)?;
-        Ok((next, events))
-    }
-
-    /// As `time_out`, in place; on error `self` is unchanged.
-    pub fn time_out_mut(&mut self, seat: Seat) -> Result<Vec<Event>, RulesError> {
+    pub(super) fn time_out(&mut self, seat: Seat) -> Result<Vec<Event>, RulesError> {
         if seat >= self.players() {
             return Err(RulesError::SeatOutOfRange(seat));
         }
@@ -41,34 +35,27 @@ impl Game {
         Ok(vec![Event::TurnTimedOut { seat }])
     }
 
-    /// R10.2 for a person's seat whose deadline has passed: the timeout, then the simplest
+    /// R10.2 for a person's seat whose deadline has passed: the timeout ([`Input::TimeOut`](crate::Input::TimeOut)), then the simplest
     /// move for the seat until its stage ends (a Blitz deal's every card counts as one
     /// timeout), and the resignation if this was the N-th in a row. Refused as `time_out`.
     pub fn stand_in(&self, seat: Seat) -> Result<(Game, Vec<Event>), RulesError> {
         let mut next = self.clone();
-        let mut events = next.time_out_mut(seat)?;
+        let mut events = next.time_out(seat)?;
         for _ in 0..MAX_STAND_IN_MOVES {
             if next.played_for != Some(seat) {
                 return Ok((next, events));
             }
             let action = next.simplest_move(seat).ok_or(RulesError::NotAwaited)?;
-            events.extend(next.apply_mut(seat, &action)?);
+            events.extend(next.act(seat, &action)?);
         }
         Err(RulesError::NotAwaited)
     }
 
-    /// R10.3: `seat` resigns. With two players or Partner the game ends at once and the other
-    /// player (team) wins; with three or four the seat stays at the table, and the game ends
-    /// without a winner once every seat has resigned. Refused with `seat_out_of_range`,
-    /// `game_over` or `already_resigned`.
-    pub fn resign(&self, seat: Seat) -> Result<(Game, Vec<Event>), RulesError> {
-        let mut next = self.clone();
-        let events = next.resign_mut(seat)?;
-        Ok((next, events))
-    }
-
-    /// As `resign`, in place; on error `self` is unchanged.
-    pub fn resign_mut(&mut self, seat: Seat) -> Result<Vec<Event>, RulesError> {
+    /// R10.3: `seat` resigns ([`Input::Resign`](crate::Input::Resign)). With two players or
+    /// Partner the game ends at once and the other player (team) wins; with three or four the
+    /// seat stays at the table, and the game ends without a winner once every seat has
+    /// resigned. Refused with `seat_out_of_range`, `game_over` or `already_resigned`.
+    pub(super) fn resign(&mut self, seat: Seat) -> Result<Vec<Event>, RulesError> {
         if seat >= self.players() {
             return Err(RulesError::SeatOutOfRange(seat));
         }

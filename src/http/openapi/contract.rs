@@ -327,8 +327,12 @@ mod tests {
         );
         let deck = &schemas["DeckCounts"]["properties"];
         assert_eq!(bounds(&deck["max_number"]), (json!(25), json!(999)));
-        for count in ["jokers", "card_swaps", "skips", "rack_swaps"] {
-            assert_eq!(bounds(&deck[count]), (json!(0), json!(99)), "{count}");
+        let counts = deck.as_object().expect("DeckCounts has properties");
+        // Every kind of card besides the numbers has its count, a new kind included.
+        let kinds = racko_rules::DeckCounts::default_for(2).map(|d| d.others().len());
+        assert_eq!(Some(counts.len() - 1), kinds);
+        for (count, field) in counts.iter().filter(|(name, _)| *name != "max_number") {
+            assert_eq!(bounds(field), (json!(0), json!(99)), "{count}");
         }
         let chat = &schemas["ChatPost"]["properties"]["text"];
         assert_eq!(chat["maxLength"], crate::service::chat::MAX_CHARS);

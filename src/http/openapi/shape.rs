@@ -1,7 +1,11 @@
 //! The document as generators want it: every tagged union's variants named, one
 //! discriminator each, and every error answer with its problem body.
 
+use actix_web::http::StatusCode;
+use racko_rules::{Refusal, RulesCode};
+
 use super::*;
+use crate::http::problem::status;
 
 /// Gives every variant of the [`TAGGED_UNIONS`] its own component and each union its
 /// discriminator.
@@ -216,6 +220,22 @@ pub(super) fn operations(
     ]
     .into_iter()
     .filter_map(Option::as_mut)
+}
+
+/// Where a description lists the rules' refusals of an action (in `#[utoipa::path]`): filled
+/// in from the rules crate's list, so that a new refusal is documented with no edit here.
+pub(super) const ACTION_REFUSALS: &str = "{action refusals}";
+
+/// Every refusal of the rules that an action may get as 422: the rules' codes sent with 422,
+/// but those of a game's setup (options, stacked deck), as `code`s in backticks.
+pub(super) fn action_refusals() -> String {
+    RulesCode::ALL
+        .iter()
+        .filter(|code| code.refusal() != Refusal::Setup)
+        .filter(|code| status(Code::Rules(**code)) == StatusCode::UNPROCESSABLE_ENTITY)
+        .map(|code| format!("`{}`", code.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub(super) fn is_error(status: &str) -> bool {

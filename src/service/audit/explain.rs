@@ -100,10 +100,10 @@ fn other_slot(game: &Game, recorded: &Event, offset: usize) -> Option<String> {
             let Ok(candidate) = serde_json::from_value::<Event>(moved) else {
                 continue;
             };
-            let Some((seat, action)) = candidate.action() else {
+            let Some(input) = candidate.input() else {
                 continue;
             };
-            let Ok(produced) = game.clone().apply_mut(seat, &action) else {
+            let Ok(produced) = game.clone().play_mut(&input) else {
                 continue;
             };
             if produced.get(offset) == Some(&candidate) {

@@ -215,15 +215,13 @@ pub fn events(
     })
 }
 
-/// The stored kinds an event listed under `asked` may have: a void card swap is shown to a
-/// bystander of an open round as a card swap (R8, `Event::for_viewer`), so asking for card
-/// swaps must also read the void ones (the projection then decides what is listed).
+/// The stored kinds an event listed under `asked` may have (R8.2: the rules' projection may
+/// show one kind as another); the projection then decides what is listed.
 fn stored_kinds(asked: &str) -> Vec<String> {
-    let mut kinds = vec![asked.to_string()];
-    if asked == "cards_swapped" {
-        kinds.push("card_swap_void".to_string());
-    }
-    kinds
+    racko_rules::event::kinds_shown_as(asked)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 fn account_of(

@@ -13,7 +13,7 @@
 //! discrepancy ends it, named.
 
 use racko_rules::replay::replay;
-use racko_rules::{Event, Game, Options, Phase, ResignReason, Seat};
+use racko_rules::{Actor, Event, Game, Options, Phase, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -314,28 +314,33 @@ fn check_entries(doc: &GameExport) -> Result<Vec<(i64, Event)>, VerifyError> {
                 entry.round
             )));
         }
-        // Who may be recorded as the actor: the seat's player for its own actions, nobody
-        // (the server) for a move made after its time ran out or for a resigned seat (R10).
-        let expected = match event {
-            Event::TurnTimedOut { seat } => {
-                played_by_server.insert(*seat);
+        // Who may be recorded as the actor (`Event::actor`): the seat's player for its own
+        // choices, nobody for the server's; for an action, also nobody when the server made
+        // it for a seat whose time ran out or that resigned (R10.2, R10.3).
+        let expected = match event.actor() {
+            Actor::Seat(seat)
+                if event.action().is_some()
+                    && entry.actor_seat.is_none()
+                    && (played_by_server.contains(&seat) || resigned.contains(&seat)) =>
+            {
                 Some(None)
             }
-            Event::Resigned { seat, reason } => {
-                resigned.insert(*seat);
-                Some((*reason == ResignReason::Player).then_some(*seat))
+            Actor::Seat(seat) => {
+                played_by_server.remove(&seat);
+                Some(Some(seat))
             }
-            _ => event.action().map(|(seat, _)| {
-                if entry.actor_seat.is_none()
-                    && (played_by_server.contains(&seat) || resigned.contains(&seat))
-                {
-                    None
-                } else {
-                    played_by_server.remove(&seat);
-                    Some(seat)
-                }
-            }),
+            Actor::Server => Some(None),
+            Actor::Rules => None,
         };
+        match *event {
+            Event::TurnTimedOut { seat } => {
+                played_by_server.insert(seat);
+            }
+            Event::Resigned { seat, .. } => {
+                resigned.insert(seat);
+            }
+            _ => {}
+        }
         if let Some(expected) = expected {
             if entry.actor_seat != expected {
                 let name = |s: Option<Seat>| s.map_or("none".to_string(), |s| s.to_string());

@@ -7,7 +7,9 @@ use crate::replay::{replay, Steps};
 /// R10.2 as the service does it: the seat times out, then its simplest moves are applied as
 /// long as it is played for. All the events, in order.
 fn play_for(game: &mut Game, seat: Seat) -> Vec<Event> {
-    let mut events = game.time_out_mut(seat).expect("the seat is awaited");
+    let mut events = game
+        .play_mut(&Input::TimeOut { seat })
+        .expect("the seat is awaited");
     while game.played_for() == Some(seat) {
         let action = game
             .simplest_move(seat)
@@ -31,15 +33,23 @@ fn racks_0_in_order() -> Vec<[u16; 12]> {
 #[test]
 fn r10_2_time_out_only_for_an_awaited_seat() {
     let fresh = Game::new(options(2)).expect("valid");
-    assert_eq!(fresh.time_out(0).map(|_| ()), Err(RulesError::NotAwaited));
+    assert_eq!(
+        fresh.play(&Input::TimeOut { seat: 0 }).map(|_| ()),
+        Err(RulesError::NotAwaited)
+    );
     let (game, _) = dealt(options(2), &unordered_racks(2), &[number(30)]);
     assert_eq!(game.awaiting(), [1]);
-    assert_eq!(game.time_out(0).map(|_| ()), Err(RulesError::NotAwaited));
     assert_eq!(
-        game.time_out(2).map(|_| ()),
+        game.play(&Input::TimeOut { seat: 0 }).map(|_| ()),
+        Err(RulesError::NotAwaited)
+    );
+    assert_eq!(
+        game.play(&Input::TimeOut { seat: 2 }).map(|_| ()),
         Err(RulesError::SeatOutOfRange(2))
     );
-    let (timed_out, events) = game.time_out(1).expect("seat 1 is on turn");
+    let (timed_out, events) = game
+        .play(&Input::TimeOut { seat: 1 })
+        .expect("seat 1 is on turn");
     assert_eq!(events, [Event::TurnTimedOut { seat: 1 }]);
     assert_eq!(timed_out.timeouts(1), 1);
     assert_eq!(timed_out.played_for(), Some(1));
@@ -49,7 +59,7 @@ fn r10_2_time_out_only_for_an_awaited_seat() {
         "untouched"
     );
     // Once is enough: the seat is being played for now.
-    let again = timed_out.time_out(1).map(|_| ());
+    let again = timed_out.play(&Input::TimeOut { seat: 1 }).map(|_| ());
     assert_eq!(again, Err(RulesError::NotAwaited));
     assert_eq!(RulesError::NotAwaited.code(), "not_awaited");
 }
@@ -58,7 +68,7 @@ fn r10_2_time_out_only_for_an_awaited_seat() {
 fn r10_2_simplest_move_draws_and_discards_and_never_calls_racko() {
     let (mut game, _) = dealt(options(2), &ordered_racks(2), &[number(30), number(31)]);
     assert!(game.legal_actions(1).contains(&Action::CallRacko));
-    game.time_out_mut(1).expect("awaited");
+    game.play_mut(&Input::TimeOut { seat: 1 }).expect("awaited");
     assert_eq!(game.simplest_move(1), Some(Action::Draw));
     assert_eq!(game.simplest_move(0), None, "not awaited");
     play(&mut game, 1, Action::Draw);
@@ -93,7 +103,7 @@ fn r10_2_an_event_card_takes_its_first_legal_choice() {
         (Card::RackSwap, Action::SwapRacks { with: 0 }),
     ] {
         let (mut game, _) = dealt(options(2), &unordered_racks(2), &[number(30), card]);
-        game.time_out_mut(1).expect("awaited");
+        game.play_mut(&Input::TimeOut { seat: 1 }).expect("awaited");
         play(&mut game, 1, Action::Draw);
         assert_eq!(game.simplest_move(1), Some(game.legal_actions(1)[0]));
         assert_eq!(game.simplest_move(1), Some(first), "{card:?}");
@@ -197,7 +207,11 @@ fn r10_2_a_blitz_timeout_ends_with_the_rack_even_if_the_first_turn_follows() {
     // A new wait: the turn is the seat's own again, with its own deadline.
     assert_eq!(game.awaiting(), [1]);
     assert_eq!((game.played_for(), game.timeouts(1)), (None, 1));
-    assert_eq!(game.time_out(1).map(|(g, _)| g.timeouts(1)), Ok(2));
+    assert_eq!(
+        game.play(&Input::TimeOut { seat: 1 })
+            .map(|(g, _)| g.timeouts(1)),
+        Ok(2)
+    );
 }
 
 #[test]
@@ -264,11 +278,11 @@ fn r10_2_with_three_players_a_seat_resigned_for_timeouts_stays() {
     // A resigned seat is played at once, never timed out.
     play(&mut game, 2, Action::Draw);
     play(&mut game, 2, Action::DiscardDrawn);
-    assert_eq!(game.time_out(0).map(|_| ()), Ok(()));
+    assert_eq!(game.play(&Input::TimeOut { seat: 0 }).map(|_| ()), Ok(()));
     play(&mut game, 0, Action::Draw);
     play(&mut game, 0, Action::DiscardDrawn);
     assert_eq!(
-        game.time_out(1).map(|_| ()),
+        game.play(&Input::TimeOut { seat: 1 }).map(|_| ()),
         Err(RulesError::AlreadyResigned)
     );
 }
@@ -277,10 +291,12 @@ fn r10_2_with_three_players_a_seat_resigned_for_timeouts_stays() {
 fn r10_3_two_players_the_other_wins_and_the_round_is_not_scored() {
     let (game, _) = dealt(options(2), &ordered_racks(2), &[number(30)]);
     assert_eq!(
-        game.resign(2).map(|_| ()),
+        game.play(&Input::Resign { seat: 2 }).map(|_| ()),
         Err(RulesError::SeatOutOfRange(2))
     );
-    let (over, events) = game.resign(1).expect("a player may resign at any time");
+    let (over, events) = game
+        .play(&Input::Resign { seat: 1 })
+        .expect("a player may resign at any time");
     assert_eq!(
         events,
         [
@@ -297,12 +313,20 @@ fn r10_3_two_players_the_other_wins_and_the_round_is_not_scored() {
     assert_eq!(view.winners, Some(vec![0]));
     assert_eq!(view.resigned, [1]);
     assert!(view.round_scores.is_empty());
-    assert_eq!(over.resign(0).map(|_| ()), Err(RulesError::GameOver));
-    assert_eq!(over.resign(1).map(|_| ()), Err(RulesError::GameOver));
+    assert_eq!(
+        over.play(&Input::Resign { seat: 0 }).map(|_| ()),
+        Err(RulesError::GameOver)
+    );
+    assert_eq!(
+        over.play(&Input::Resign { seat: 1 }).map(|_| ()),
+        Err(RulesError::GameOver)
+    );
     assert!(over.legal_actions(0).is_empty());
     // Before the first deal too.
     let fresh = Game::new(options(2)).expect("valid");
-    let (over, _) = fresh.resign(0).expect("resigning before the deal");
+    let (over, _) = fresh
+        .play(&Input::Resign { seat: 0 })
+        .expect("resigning before the deal");
     assert_eq!(*over.phase(), Phase::GameOver { winners: vec![1] });
 }
 
@@ -315,7 +339,7 @@ fn r10_3_partner_the_other_team_wins() {
     };
     let (game, _) = dealt(options, &unordered_racks(4), &[number(60)]);
     for (seat, winners) in [(0, vec![1, 3]), (1, vec![0, 2]), (3, vec![0, 2])] {
-        let (over, events) = game.resign(seat).expect("resigns");
+        let (over, events) = game.play(&Input::Resign { seat }).expect("resigns");
         assert_eq!(events[0], resigned(seat, ResignReason::Player));
         assert_eq!(*over.phase(), Phase::GameOver { winners });
     }
@@ -328,10 +352,13 @@ fn r10_3_three_players_the_seat_stays_can_be_named_and_cannot_win() {
         ..options(3)
     };
     let (game, _) = dealt(options, &ordered_racks(3), &[number(50), Card::CardSwap]);
-    let (mut game, events) = game.resign(2).expect("resigns");
+    let (mut game, events) = game.play(&Input::Resign { seat: 2 }).expect("resigns");
     assert_eq!(events, [resigned(2, ResignReason::Player)]);
     assert_eq!(game.awaiting(), [1], "nothing else happens");
-    assert_eq!(game.resign(2).map(|_| ()), Err(RulesError::AlreadyResigned));
+    assert_eq!(
+        game.play(&Input::Resign { seat: 2 }).map(|_| ()),
+        Err(RulesError::AlreadyResigned)
+    );
     assert_eq!(RulesError::AlreadyResigned.code(), "already_resigned");
     // Seat 1 draws the card swap and names the resigned seat: 13 for 25, both slot 5.
     play(&mut game, 1, Action::Draw);
@@ -357,12 +384,12 @@ fn r10_3_three_players_the_seat_stays_can_be_named_and_cannot_win() {
 fn r10_3_when_every_seat_resigns_nobody_wins() {
     let (mut game, _) = dealt(options(4), &unordered_racks(4), &[number(60)]);
     for seat in [1, 3, 0] {
-        let events = game.resign_mut(seat).expect("resigns");
+        let events = game.play_mut(&Input::Resign { seat }).expect("resigns");
         assert_eq!(events.len(), 1);
         assert!(!game.is_over());
     }
     assert_eq!(game.view(Viewer::Spectator).resigned, [0, 1, 3]);
-    let events = game.resign_mut(2).expect("resigns");
+    let events = game.play_mut(&Input::Resign { seat: 2 }).expect("resigns");
     assert_eq!(
         events,
         [
@@ -395,7 +422,7 @@ fn log_with_timeouts(options: &Options) -> (Vec<Event>, Game) {
             continue;
         }
         if step == 7 && !game.resigned(1) {
-            log.extend(game.resign_mut(1).expect("resigns"));
+            log.extend(game.play_mut(&Input::Resign { seat: 1 }).expect("resigns"));
             continue;
         }
         let seat = game.awaiting()[0];
@@ -475,8 +502,8 @@ fn r10_a_game_stored_before_r10_loads() {
     assert_eq!((old.timeouts(1), old.played_for()), (0, None));
     assert!(old.resigned_seats().is_empty());
     // And the new state survives a round trip.
-    game.resign_mut(2).expect("resigns");
-    game.time_out_mut(1).expect("awaited");
+    game.play_mut(&Input::Resign { seat: 2 }).expect("resigns");
+    game.play_mut(&Input::TimeOut { seat: 1 }).expect("awaited");
     let json = serde_json::to_string(&game).expect("serializes");
     let back: Game = serde_json::from_str(&json).expect("loads");
     assert_eq!(back, game);
