@@ -159,6 +159,14 @@ codes! {
     InvalidSeekExpiry = "invalid_seek_expiry",
     /// A guest asked for a rated game.
     RatedNeedsAccount = "rated_needs_account",
+    // Vacations (R10.5).
+    VacationNotFound = "vacation_not_found",
+    /// A guest asked for a vacation.
+    VacationNeedsAccount = "vacation_needs_account",
+    AlreadyOnVacation = "already_on_vacation",
+    VacationAllowanceExhausted = "vacation_allowance_exhausted",
+    VacationTooShort = "vacation_too_short",
+    VacationTooLong = "vacation_too_long",
     // The rules (R1..R10): an illegal action or bad options.
     InvalidOptions = "invalid_options",
     InvalidStackedDeck = "invalid_stacked_deck",

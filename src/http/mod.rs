@@ -27,6 +27,7 @@ pub mod socket;
 mod state;
 pub mod stream;
 pub mod throttle;
+pub mod vacation;
 pub mod web;
 pub mod webhooks;
 
@@ -44,6 +45,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     invitations::configure(cfg);
     friends::configure(cfg);
     seeks::configure(cfg);
+    vacation::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);

@@ -48,7 +48,8 @@ pub fn status(code: Code) -> StatusCode {
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
         Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked
-        | RatedNeedsAccount => StatusCode::FORBIDDEN,
+        | RatedNeedsAccount
+        | VacationNeedsAccount => StatusCode::FORBIDDEN,
         NotFound
         | GameNotFound
         | PlayerNotFound
@@ -60,7 +61,8 @@ pub fn status(code: Code) -> StatusCode {
         | InvitationNotFound
         | DeviceNotFound
         | PushNotConfigured
-        | SeekNotFound => StatusCode::NOT_FOUND,
+        | SeekNotFound
+        | VacationNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -93,7 +95,9 @@ pub fn status(code: Code) -> StatusCode {
         | TooManyBlocks
         | InviteeSeated
         | TooManySeeks
-        | SeekClosed => StatusCode::CONFLICT,
+        | SeekClosed
+        | AlreadyOnVacation
+        | VacationAllowanceExhausted => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -129,7 +133,9 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidComputerSeat
         | OwnAccount
         | InvalidRatingRange
-        | InvalidSeekExpiry => StatusCode::UNPROCESSABLE_ENTITY,
+        | InvalidSeekExpiry
+        | VacationTooShort
+        | VacationTooLong => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

@@ -9,6 +9,7 @@
 pub mod access;
 pub mod accounts;
 pub mod audit;
+pub mod away;
 pub mod blocks;
 pub mod computer;
 mod context;
@@ -36,6 +37,7 @@ mod store_errors;
 pub mod stream;
 pub mod sweep;
 pub mod tails;
+pub mod vacation;
 pub mod view;
 pub mod webhooks;
 pub mod write;

@@ -13,7 +13,7 @@ use super::due::{self, played_by_server};
 use super::write::{change_game_by_server, Decision, Served};
 use super::{LogEvent, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, GameStatus, SeatRecord};
+use crate::store::{GameRecord, GameStatus, SeatRecord, VacationRecord};
 
 /// Moves made in one transaction at most: a table of computers plays on in the next one.
 const MAX_MOVES: usize = 64;
@@ -32,7 +32,10 @@ pub enum Swept {
 /// Makes the moves game `id` is due (see the module docs).
 pub fn sweep_game(store: &Service, id: Uuid) -> Result<Swept, ServiceError> {
     let lead = store.reminder_lead();
-    match change_game_by_server(store, id, |game| decide(game, store.now(), lead))? {
+    // R10.5: the players' vacations of the last year, for deadlines that do not count one yet.
+    let since = store.now() - chrono::Duration::days(366);
+    let away = store.vacations_at_table(id, since)?;
+    match change_game_by_server(store, id, |game| decide(game, &away, store.now(), lead))? {
         Served::Written(game) => Ok(Swept::Moved {
             version: game.version,
         }),
@@ -55,12 +58,24 @@ fn nothing_due() -> ServiceError {
 /// The moves and reminders due at `now`, as one decision; `not_awaited` when there are none.
 pub fn decide(
     game: &GameRecord,
+    away: &[VacationRecord],
     now: DateTime<Utc>,
     lead: std::time::Duration,
 ) -> Result<Decision, ServiceError> {
     if game.status != GameStatus::Active {
         return Err(nothing_due());
     }
+    // R10.5 first: a deadline that should count a vacation is moved before it is looked at.
+    let mut caught_up;
+    let mut moved = false;
+    let game = if away.is_empty() {
+        game
+    } else {
+        caught_up = game.clone();
+        let turn = due::turn_time(&game.state);
+        moved = super::away::catch_up(&mut caught_up.seats, turn, away, now);
+        &caught_up
+    };
     let mut decision = Decision::keep(game);
     let reminded = due::remind(&decision.state, &mut decision.seats, now, lead);
     for _ in 0..MAX_MOVES {
@@ -80,7 +95,7 @@ pub fn decide(
         }
         break;
     }
-    if decision.log.is_empty() && !reminded {
+    if decision.log.is_empty() && !reminded && !moved {
         return Err(nothing_due());
     }
     Ok(decision)

@@ -20,6 +20,10 @@ pub struct PlayerView {
     pub deadline: Option<DateTime<Utc>>,
     /// The level of the computer that plays this seat; null for a person.
     pub computer: Option<Level>,
+    /// R10.5: the player is on vacation until this time, while it is ahead; the seat's
+    /// deadline already counts it. The end of the player's last vacation otherwise; null
+    /// when none touched this game.
+    pub away_until: Option<DateTime<Utc>>,
 }
 
 /// One game as the caller may see it (R8).
@@ -79,6 +83,7 @@ fn players(game: &GameRecord) -> Vec<PlayerView> {
             awaiting: seat.awaiting,
             deadline: seat.deadline,
             computer: super::computer::level_of(seat.account_id),
+            away_until: seat.away_until,
         })
         .collect()
 }

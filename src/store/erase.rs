@@ -88,6 +88,7 @@ impl Store {
             super::sessions::end_all_sessions(conn, id)?;
             super::friends::forget_account(conn, id)?;
             super::seeks::forget_account(conn, id)?;
+            super::deadlines::vacations::forget_account(conn, id)?;
             super::wake::announce_names_changed(conn, id)?;
             Ok(changed)
         })?;

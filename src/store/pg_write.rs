@@ -49,20 +49,22 @@ const GONE_SEATS: &str = r#", gone_seats AS (
 const CHANGED_SEATS: &str = r#", changed_seats AS (
     UPDATE game_seats s
        SET account_id = x.account_id, username = x.username, awaiting = x.awaiting,
-           deadline = x.deadline, reminded = x.reminded
+           deadline = x.deadline, reminded = x.reminded, away_until = x.away_until
       FROM g, unnest($15::smallint[], $16::text[], $17::text[], $18::bool[],
-                     $19::timestamp[], $20::bool[])
-                AS x(seat, account_id, username, awaiting, deadline, reminded)
+                     $19::timestamp[], $20::bool[], $38::timestamp[])
+                AS x(seat, account_id, username, awaiting, deadline, reminded, away_until)
      WHERE s.game_id = g.id AND s.seat = x.seat
 )"#;
 
 /// Seats taken (a player joined).
 const NEW_SEATS: &str = r#", new_seats AS (
-    INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded)
-    SELECT g.id, x.seat, x.account_id, x.username, x.awaiting, x.deadline, x.reminded
+    INSERT INTO game_seats
+           (game_id, seat, account_id, username, awaiting, deadline, reminded, away_until)
+    SELECT g.id, x.seat, x.account_id, x.username, x.awaiting, x.deadline, x.reminded,
+           x.away_until
       FROM g, unnest($30::smallint[], $31::text[], $32::text[], $33::bool[],
-                     $34::timestamp[], $35::bool[])
-                AS x(seat, account_id, username, awaiting, deadline, reminded)
+                     $34::timestamp[], $35::bool[], $39::timestamp[])
+                AS x(seat, account_id, username, awaiting, deadline, reminded, away_until)
 )"#;
 
 /// Feed items, numbered from their accounts' heads, and their webhook outbox rows.
@@ -366,7 +368,13 @@ pub(super) fn write_change(
                     .map(|k| k.stored_as.as_str())
                     .collect::<Vec<_>>(),
             )
-            .bind::<Array<Text>, _>(bodies.iter().map(|b| b.after.as_str()).collect::<Vec<_>>()),
+            .bind::<Array<Text>, _>(bodies.iter().map(|b| b.after.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                seats.iter().map(|s| s.away_until).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                new_seats.iter().map(|s| s.away_until).collect::<Vec<_>>(),
+            ),
     )
     .load(pg)?;
 

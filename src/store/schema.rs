@@ -55,6 +55,7 @@ diesel::table! {
         awaiting -> Bool,
         deadline -> Nullable<Timestamp>,
         reminded -> Bool,
+        away_until -> Nullable<Timestamp>,
     }
 }
 
@@ -220,6 +221,16 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    vacations (id) {
+        id -> Text,
+        account_id -> Text,
+        starts_at -> Timestamp,
+        ends_at -> Timestamp,
+        ended_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(seeks -> accounts (account_id));
 diesel::joinable!(push_outbox -> push_devices (device_id));
 diesel::joinable!(sessions -> accounts (account_id));
@@ -244,4 +255,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     friendships,
     blocks,
     seeks,
+    vacations,
 );
