@@ -57,8 +57,10 @@ pub struct VacationStatus {
 
 /// The whole days begun of a vacation, as charged to the allowance.
 fn charged(vacation: &VacationRecord) -> i64 {
-    let seconds = (vacation.end() - vacation.starts_at).num_seconds().max(0);
-    (seconds + 86_399) / 86_400
+    const DAY: i64 = 86_400_000_000;
+    let away = vacation.end() - vacation.starts_at;
+    let micros = away.num_microseconds().unwrap_or(i64::MAX / 2).max(0);
+    micros.div_euclid(DAY) + i64::from(micros.rem_euclid(DAY) > 0)
 }
 
 /// The first moment of the calendar year of `now`, and of the one before (a vacation begun
