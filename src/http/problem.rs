@@ -48,8 +48,7 @@ pub fn status(code: Code) -> StatusCode {
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
         Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked
-        | RatedNeedsAccount
-        | VacationNeedsAccount => StatusCode::FORBIDDEN,
+        | RatedNeedsAccount | VacationNeedsAccount => StatusCode::FORBIDDEN,
         NotFound
         | GameNotFound
         | PlayerNotFound

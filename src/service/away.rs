@@ -127,10 +127,20 @@ mod tests {
         };
         // Awaited from day 2 (a seat taken while away): the deadline the write path set.
         let mut ann = vec![seat(5 * DAY)];
-        assert!(catch_up(&mut ann, turn, &[vacation.clone()], at(4 * DAY)));
+        assert!(catch_up(
+            &mut ann,
+            turn,
+            std::slice::from_ref(&vacation),
+            at(4 * DAY)
+        ));
         assert_eq!(ann[0].deadline, Some(at(10 * DAY)));
         // Counted once.
-        assert!(!catch_up(&mut ann, turn, &[vacation.clone()], at(5 * DAY)));
+        assert!(!catch_up(
+            &mut ann,
+            turn,
+            std::slice::from_ref(&vacation),
+            at(5 * DAY)
+        ));
         // A stage that began after the vacation is not moved.
         let mut bob = vec![seat(11 * DAY)];
         assert!(!catch_up(&mut bob, turn, &[vacation], at(9 * DAY)));

@@ -204,7 +204,11 @@ fn move_deadlines(store: &Service, account: Uuid, vacation: &VacationRecord) {
     let decide = |game: &crate::store::GameRecord| {
         let mut decision = Decision::keep(game);
         let turn = due::turn_time(&game.state);
-        for seat in decision.seats.iter_mut().filter(|s| s.account_id == account) {
+        for seat in decision
+            .seats
+            .iter_mut()
+            .filter(|s| s.account_id == account)
+        {
             away::account_for(seat, span, turn);
         }
         if decision.seats == game.seats {
@@ -220,7 +224,9 @@ fn move_deadlines(store: &Service, account: Uuid, vacation: &VacationRecord) {
     for status in [GameStatus::Active, GameStatus::Open] {
         let games = match farewell::games_of(store, account, status) {
             Ok(games) => games,
-            Err(e) => return tracing::warn!(code = %e.code, error = %e.detail, "vacation: no games"),
+            Err(e) => {
+                return tracing::warn!(code = %e.code, error = %e.detail, "vacation: no games")
+            }
         };
         for id in games {
             let moved = change_game(store, id, Expect::Latest, asker, decide, |_| ());

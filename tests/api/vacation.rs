@@ -8,7 +8,7 @@ use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 
 use crate::common::app::{assert_problem, json_body, TestApp, TEST_PASSWORD};
-use crate::computer::log;
+use crate::computer::{log, verified};
 use crate::deadlines::{advance, time};
 use crate::tables::{create, join, players, post_action, view, Player};
 
@@ -39,7 +39,11 @@ async fn end(app: &TestApp, who: &Player) -> Response {
 }
 
 async fn status(app: &TestApp, who: &Player) -> Value {
-    json_body(app.get("/v1/me/vacation", who.token()).await, StatusCode::OK).await
+    json_body(
+        app.get("/v1/me/vacation", who.token()).await,
+        StatusCode::OK,
+    )
+    .await
 }
 
 /// A started two-player game of `table[0]` (creator) and `table[1]`, who is awaited first
@@ -68,7 +72,11 @@ async fn timeouts(app: &TestApp, who: &Player, id: &str) -> usize {
 }
 
 async fn reminders(app: &TestApp, who: &Player) -> usize {
-    let page = json_body(app.get("/v1/me/feed?limit=500", who.token()).await, StatusCode::OK).await;
+    let page = json_body(
+        app.get("/v1/me/feed?limit=500", who.token()).await,
+        StatusCode::OK,
+    )
+    .await;
     page["items"]
         .as_array()
         .expect("items")
@@ -104,7 +112,11 @@ async fn r10_5_e9_the_deadline_waits_while_away_and_runs_on_with_the_time_left(a
     let deadline = time(&before["players"][1]["deadline"]);
     advance(&app, 2 * DAY as u64).await;
 
-    let taken = json_body(put(&app, bob, &json!({ "days": 7 })).await, StatusCode::CREATED).await;
+    let taken = json_body(
+        put(&app, bob, &json!({ "days": 7 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     let starts = time(&taken["vacation"]["starts_at"]);
     let ends = time(&taken["vacation"]["ends_at"]);
     assert_eq!(ends - starts, Duration::days(7));
@@ -113,11 +125,18 @@ async fn r10_5_e9_the_deadline_waits_while_away_and_runs_on_with_the_time_left(a
 
     // ann sees it on bob's seat at once (a new version), and the deadline moved by the week.
     let seen = view(&app, ann, &id).await;
-    assert!(seen["version"].as_i64() > before["version"].as_i64(), "{seen}");
+    assert!(
+        seen["version"].as_i64() > before["version"].as_i64(),
+        "{seen}"
+    );
     assert_eq!(time(&seen["players"][1]["away_until"]), ends);
     assert_eq!(seen["players"][0]["away_until"], Value::Null);
     let moved = time(&seen["players"][1]["deadline"]);
-    assert_eq!(moved, ends + (deadline - starts), "the day left, after the vacation");
+    assert_eq!(
+        moved,
+        ends + (deadline - starts),
+        "the day left, after the vacation"
+    );
     // Public, and no card: a list entry shows it the same way.
     let inbox = app.get("/v1/me/games?filter=my_turn", bob.token()).await;
     let inbox = json_body(inbox, StatusCode::OK).await;
@@ -132,7 +151,13 @@ async fn r10_5_e9_the_deadline_waits_while_away_and_runs_on_with_the_time_left(a
     assert_eq!(timeouts(&app, ann, &id).await, 0);
     assert_eq!(reminders(&app, bob).await, 1, "reminded once back");
     advance(&app, 240).await;
-    assert_eq!(timeouts(&app, ann, &id).await, 1, "R10.2 once the day left is used");
+    assert_eq!(
+        timeouts(&app, ann, &id).await,
+        1,
+        "R10.2 once the day left is used"
+    );
+    // The timeout follows a passed deadline of its own, as `verify` checks.
+    verified(&app, ann, &id).await;
 }
 
 async fn r10_5_coming_back_early_restarts_the_clock_with_the_time_left(app: TestApp) {
@@ -141,7 +166,11 @@ async fn r10_5_coming_back_early_restarts_the_clock_with_the_time_left(app: Test
     let id = two_player_game(&app, &[ann, bob], 3 * DAY).await;
     advance(&app, 2 * DAY as u64).await;
     let deadline = time(&view(&app, ann, &id).await["players"][1]["deadline"]);
-    let taken = json_body(put(&app, bob, &json!({ "days": 7 })).await, StatusCode::CREATED).await;
+    let taken = json_body(
+        put(&app, bob, &json!({ "days": 7 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     let starts = time(&taken["vacation"]["starts_at"]);
     let left = deadline - starts;
 
@@ -163,27 +192,41 @@ async fn r10_5_coming_back_early_restarts_the_clock_with_the_time_left(app: Test
     advance(&app, 120).await;
     assert_eq!(timeouts(&app, ann, &id).await, 1);
     // Nothing left to end.
-    assert_problem(end(&app, bob).await, StatusCode::NOT_FOUND, "vacation_not_found").await;
+    assert_problem(
+        end(&app, bob).await,
+        StatusCode::NOT_FOUND,
+        "vacation_not_found",
+    )
+    .await;
 }
 
-async fn r10_5_a_turn_that_comes_while_away_gets_its_whole_turn_time_from_the_return(
-    app: TestApp,
-) {
+async fn r10_5_a_turn_that_comes_while_away_gets_its_whole_turn_time_from_the_return(app: TestApp) {
     let table = players(&app, &["ann", "bob"]).await;
     let (ann, bob) = (&table[0], &table[1]);
     let id = two_player_game(&app, &[ann, bob], DAY).await;
     // ann goes away while bob is on turn; his clock runs on.
-    let taken = json_body(put(&app, ann, &json!({ "days": 3 })).await, StatusCode::CREATED).await;
+    let taken = json_body(
+        put(&app, ann, &json!({ "days": 3 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     let ends = time(&taken["vacation"]["ends_at"]);
     let seen = view(&app, bob, &id).await;
     assert_eq!(time(&seen["players"][0]["away_until"]), ends);
-    assert_eq!(seen["players"][0]["deadline"], Value::Null, "ann is not awaited");
+    assert_eq!(
+        seen["players"][0]["deadline"],
+        Value::Null,
+        "ann is not awaited"
+    );
     play_turn(&app, bob, 1, &id).await;
 
     // ann's turn came while she is away: a whole day from her return.
     let seen = view(&app, bob, &id).await;
     assert_eq!(seen["table"]["awaiting"], json!([0]), "{seen}");
-    assert_eq!(time(&seen["players"][0]["deadline"]), ends + Duration::days(1));
+    assert_eq!(
+        time(&seen["players"][0]["deadline"]),
+        ends + Duration::days(1)
+    );
     advance(&app, 4 * DAY as u64 - 120).await;
     assert_eq!(timeouts(&app, bob, &id).await, 0);
     advance(&app, 240).await;
@@ -197,12 +240,19 @@ async fn r10_5_the_sweeper_moves_a_seat_taken_while_away_before_it_reminds_or_ti
     let (ann, bob) = (&table[0], &table[1]);
     // bob goes away for 3 days, then joins a game with a 1-day turn time, and is awaited: the
     // write path gives him a day from now; the sweeper looks before the reminder would go.
-    let taken = json_body(put(&app, bob, &json!({ "days": 3 })).await, StatusCode::CREATED).await;
+    let taken = json_body(
+        put(&app, bob, &json!({ "days": 3 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     let ends = time(&taken["vacation"]["ends_at"]);
     let id = two_player_game(&app, &[ann, bob], DAY).await;
     advance(&app, 20 * 3600).await;
     let seen = view(&app, ann, &id).await;
-    assert_eq!(time(&seen["players"][1]["deadline"]), ends + Duration::days(1));
+    assert_eq!(
+        time(&seen["players"][1]["deadline"]),
+        ends + Duration::days(1)
+    );
     assert_eq!(time(&seen["players"][1]["away_until"]), ends);
     assert_eq!(reminders(&app, bob).await, 0);
     advance(&app, 4 * DAY as u64 - 20 * 3600 - 120).await;
@@ -242,7 +292,11 @@ async fn r10_5_limits_and_errors(app: TestApp) {
         (json!({ "days": 15 }), 422, "vacation_too_long"),
         (json!({ "days": -3 }), 422, "vacation_too_short"),
         (json!({}), 422, "invalid_body"),
-        (json!({ "days": 2, "until": "2030-01-01T00:00:00Z" }), 422, "invalid_body"),
+        (
+            json!({ "days": 2, "until": "2030-01-01T00:00:00Z" }),
+            422,
+            "invalid_body",
+        ),
         (json!({ "days": "two" }), 422, "invalid_body"),
         (json!({ "weeks": 1 }), 422, "invalid_body"),
     ] {
@@ -260,7 +314,12 @@ async fn r10_5_limits_and_errors(app: TestApp) {
         let res = put(&app, ann, &body).await;
         assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, code).await;
     }
-    assert_problem(end(&app, ann).await, StatusCode::NOT_FOUND, "vacation_not_found").await;
+    assert_problem(
+        end(&app, ann).await,
+        StatusCode::NOT_FOUND,
+        "vacation_not_found",
+    )
+    .await;
 
     // Until a time: counted in whole days begun.
     let body = json!({ "until": (clock + Duration::days(13) + Duration::hours(1)).to_rfc3339() });
@@ -274,7 +333,11 @@ async fn r10_5_limits_and_errors(app: TestApp) {
     let back = json_body(end(&app, ann).await, StatusCode::OK).await;
     assert_eq!(back["days_taken"], 13);
     // Another 14 days, over by itself.
-    json_body(put(&app, ann, &json!({ "days": 14 })).await, StatusCode::CREATED).await;
+    json_body(
+        put(&app, ann, &json!({ "days": 14 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     advance(&app, 14 * DAY as u64 + 60).await;
     let over = status(&app, ann).await;
     assert_eq!(over["vacation"], Value::Null);
@@ -283,8 +346,17 @@ async fn r10_5_limits_and_errors(app: TestApp) {
     // 30 days a year.
     let res = put(&app, ann, &json!({ "days": 4 })).await;
     let problem = assert_problem(res, StatusCode::CONFLICT, "vacation_allowance_exhausted").await;
-    assert!(problem["detail"].as_str().is_some_and(|d| d.contains("3 of")), "{problem}");
-    let last = json_body(put(&app, ann, &json!({ "days": 3 })).await, StatusCode::CREATED).await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("3 of")),
+        "{problem}"
+    );
+    let last = json_body(
+        put(&app, ann, &json!({ "days": 3 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     assert_eq!(last["days_left"], 0);
 }
 
@@ -294,7 +366,11 @@ async fn r10_5_a_deleted_account_leaves_no_vacation(app: TestApp) {
         name: "ann".into(),
         token: token.clone(),
     };
-    json_body(put(&app, &ann, &json!({ "days": 5 })).await, StatusCode::CREATED).await;
+    json_body(
+        put(&app, &ann, &json!({ "days": 5 })).await,
+        StatusCode::CREATED,
+    )
+    .await;
     let store = racko::store::Store::open(&app.db.url, 1).expect("store");
     let since = DateTime::<Utc>::UNIX_EPOCH;
     assert_eq!(store.vacations_of(id, since).expect("read").len(), 1);

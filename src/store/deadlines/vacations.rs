@@ -11,7 +11,13 @@ use super::super::rows::{utc, uuid};
 use super::super::schema::{accounts, game_seats, vacations};
 use super::super::{Store, StoreError, VacationRecord};
 
-type Row = (String, String, NaiveDateTime, NaiveDateTime, Option<NaiveDateTime>);
+type Row = (
+    String,
+    String,
+    NaiveDateTime,
+    NaiveDateTime,
+    Option<NaiveDateTime>,
+);
 
 fn record((id, account, starts, ends, ended): Row) -> Result<VacationRecord, StoreError> {
     Ok(VacationRecord {
