@@ -32,23 +32,51 @@ pub enum Swept {
 /// Makes the moves game `id` is due (see the module docs).
 pub fn sweep_game(store: &Service, id: Uuid) -> Result<Swept, ServiceError> {
     let lead = store.reminder_lead();
-    // R10.5: the players' vacations of the last year, for deadlines that do not count one yet.
-    let since = store.now() - chrono::Duration::days(366);
-    let away = store.vacations_at_table(id, since)?;
-    match change_game_by_server(store, id, |game| decide(game, &away, store.now(), lead))? {
-        Served::Written(game) => Ok(Swept::Moved {
-            version: game.version,
-        }),
-        Served::Held => Ok(Swept::Held),
-        Served::NothingToDo(game) => {
-            let mut seats = game.seats.clone();
-            let (state, status) = (&game.state, game.status);
-            let before = (game.seats.as_slice(), &[][..]);
-            let due = due::settle(state, status, before, &mut seats, store.now(), lead);
-            store.set_due(id, game.version, due)?;
-            Ok(Swept::NothingDue)
+    // R10.5: the players' vacations, read only when a person's deadline or reminder is due (a
+    // computer's move needs none), then the look is made again with them.
+    let mut away: Option<Vec<VacationRecord>> = None;
+    loop {
+        let wanted = std::cell::Cell::new(false);
+        let served = change_game_by_server(store, id, |game| {
+            let now = store.now();
+            if away.is_none() && person_due(game, now, lead) {
+                wanted.set(true);
+                return Err(nothing_due());
+            }
+            decide(game, away.as_deref().unwrap_or_default(), now, lead)
+        })?;
+        match served {
+            Served::Written(game) => {
+                return Ok(Swept::Moved {
+                    version: game.version,
+                })
+            }
+            Served::Held => return Ok(Swept::Held),
+            Served::NothingToDo(_) if wanted.get() => {
+                let since = store.now() - chrono::Duration::days(366);
+                away = Some(store.vacations_at_table(id, since)?);
+            }
+            Served::NothingToDo(game) => {
+                let mut seats = game.seats.clone();
+                let (state, status) = (&game.state, game.status);
+                let before = (game.seats.as_slice(), &[][..]);
+                let due = due::settle(state, status, before, &mut seats, store.now(), lead);
+                store.set_due(id, game.version, due)?;
+                return Ok(Swept::NothingDue);
+            }
         }
     }
+}
+
+/// True when a seat's deadline or its reminder has come by `now`: what a vacation may move.
+fn person_due(game: &GameRecord, now: DateTime<Utc>, lead: std::time::Duration) -> bool {
+    game.status == GameStatus::Active
+        && game.seats.iter().any(|seat| {
+            seat.deadline.is_some_and(|deadline| {
+                deadline <= now
+                    || (!seat.reminded && due::remind_at(&game.state, deadline, lead) <= now)
+            })
+        })
 }
 
 fn nothing_due() -> ServiceError {

@@ -21,8 +21,9 @@ pub struct PlayerView {
     /// The level of the computer that plays this seat; null for a person.
     pub computer: Option<Level>,
     /// R10.5: the player is on vacation until this time, while it is ahead; the seat's
-    /// deadline already counts it. The end of the player's last vacation otherwise; null
+    /// deadline already counts it. The end of the player's last vacation otherwise; absent
     /// when none touched this game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub away_until: Option<DateTime<Utc>>,
 }
 
