@@ -51,7 +51,7 @@ pub async fn get_vacation(
         (status = 401, description = "`unauthorized`"),
         (status = 403, description = "`vacation_needs_account`: guests may not take a vacation"),
         (status = 409, description = "`already_on_vacation`, `vacation_allowance_exhausted` (30 days a year)"),
-        (status = 422, description = "`invalid_body` (neither or both of `days` and `until`), `vacation_too_short` (under 1 day), `vacation_too_long` (over 14 days)"),
+        (status = 422, description = "`invalid_body` (neither or both of days and until), `vacation_too_short` (under 1 day), `vacation_too_long` (over 14 days)"),
     ))]
 pub async fn take_vacation(
     state: web::Data<AppState>,
