@@ -220,6 +220,14 @@ codes! {
     RatedWithComputer = "rated_with_computer",
     /// A leaderboard query names a pool that does not exist, or a bound out of range.
     InvalidLeaderboard = "invalid_leaderboard",
+    // Vacations (R10.5).
+    VacationNotFound = "vacation_not_found",
+    /// A guest asked for a vacation.
+    VacationNeedsAccount = "vacation_needs_account",
+    AlreadyOnVacation = "already_on_vacation",
+    VacationAllowanceExhausted = "vacation_allowance_exhausted",
+    VacationTooShort = "vacation_too_short",
+    VacationTooLong = "vacation_too_long",
     // The rules (R1..R10): an illegal action or bad options, every `racko_rules::RulesCode`.
     @rules;
     // The server.

@@ -66,6 +66,7 @@ fn seat(n: u8, who: &Account, awaiting: bool) -> SeatRecord {
         awaiting,
         deadline: None,
         reminded: false,
+        away_until: None,
     }
 }
 

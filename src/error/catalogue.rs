@@ -247,6 +247,25 @@ pub fn entry(code: Code) -> Entry {
             "This game's chat has no message with that seq.",
             "Read the chat (`GET /v1/games/{id}/chat`) for its messages' seqs.",
         ),
+        VacationNotFound => (
+            "The caller is not on vacation (R10.5): none was taken, or it has ended.",
+            "Fetch `GET /v1/me/vacation` for the caller's vacation and allowance.",
+        ),
+        VacationNeedsAccount => (
+            "A guest asked for a vacation: only registered accounts may take one (R10.5).",
+            "Register (`POST /v1/accounts/me/upgrade`), then ask again.",
+        ),
+        AlreadyOnVacation => (
+            "The caller is on vacation already; one vacation at a time (R10.5).",
+            "End it first (`DELETE /v1/me/vacation`), or wait until it ends.",
+        ),
+        VacationAllowanceExhausted => (
+            "The vacation asked for is longer than the days left of this calendar year's 30 \
+             (R10.5).",
+            "Ask for at most `days_left` days (`GET /v1/me/vacation`), or wait for the next year.",
+        ),
+        VacationTooShort => ("A vacation lasts at least 1 day (R10.5).", FIX),
+        VacationTooLong => ("A vacation lasts at most 14 days (R10.5).", FIX),
         RematchExists => (
             "A rematch of this game exists already.",
             "Join that rematch instead.",

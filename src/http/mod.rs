@@ -29,6 +29,7 @@ pub mod socket;
 mod state;
 pub mod stream;
 pub mod throttle;
+pub mod vacation;
 pub mod web;
 pub mod webhooks;
 
@@ -48,6 +49,7 @@ pub fn configure(cfg: &mut actix_web::web::ServiceConfig) {
     seeks::configure(cfg);
     chat::configure(cfg);
     ratings::configure(cfg);
+    vacation::configure(cfg);
     audit::configure(cfg);
     clock::configure(cfg);
     openapi::configure(cfg);

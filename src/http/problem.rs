@@ -51,7 +51,7 @@ pub fn status(code: Code) -> StatusCode {
         Unauthorized | InvalidCredentials | TokenExpired | InvalidRefreshToken
         | RefreshTokenReused => StatusCode::UNAUTHORIZED,
         Forbidden | NotAPlayer | NotTheCreator | AdminOnly | TestModeDisabled | Blocked
-        | RatedNeedsAccount => StatusCode::FORBIDDEN,
+        | RatedNeedsAccount | VacationNeedsAccount => StatusCode::FORBIDDEN,
         NotFound
         | GameNotFound
         | PlayerNotFound
@@ -64,7 +64,8 @@ pub fn status(code: Code) -> StatusCode {
         | DeviceNotFound
         | PushNotConfigured
         | SeekNotFound
-        | ChatMessageNotFound => StatusCode::NOT_FOUND,
+        | ChatMessageNotFound
+        | VacationNotFound => StatusCode::NOT_FOUND,
         MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -96,7 +97,9 @@ pub fn status(code: Code) -> StatusCode {
         | TooManyBlocks
         | InviteeSeated
         | TooManySeeks
-        | SeekClosed => StatusCode::CONFLICT,
+        | SeekClosed
+        | AlreadyOnVacation
+        | VacationAllowanceExhausted => StatusCode::CONFLICT,
         LengthRequired => StatusCode::LENGTH_REQUIRED,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
@@ -118,7 +121,9 @@ pub fn status(code: Code) -> StatusCode {
         | InvalidSeekExpiry
         | InvalidChatMessage
         | InvalidReportReason
-        | RatedWithComputer => StatusCode::UNPROCESSABLE_ENTITY,
+        | RatedWithComputer
+        | VacationTooShort
+        | VacationTooLong => StatusCode::UNPROCESSABLE_ENTITY,
         VersionRequired => StatusCode::PRECONDITION_REQUIRED,
         RateLimited | TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

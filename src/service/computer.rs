@@ -61,6 +61,7 @@ pub fn seat_record(computer: ComputerSeat) -> SeatRecord {
         awaiting: false,
         deadline: None,
         reminded: false,
+        away_until: None,
     }
 }
 

@@ -65,10 +65,11 @@ pub fn settle(
     let mut due_by = |at: DateTime<Utc>| due = Some(due.map_or(at, |d: DateTime<Utc>| d.min(at)));
     for seat in seats.iter_mut() {
         seat.awaiting = awaiting.contains(&seat.seat);
+        // The decision's own deadline: one a decision moved (R10.5) is kept as moved.
         let kept = before
             .iter()
             .find(|b| b.seat == seat.seat && b.account_id == seat.account_id && b.awaiting)
-            .and_then(|b| b.deadline)
+            .and(seat.deadline)
             .filter(|_| !new_stage(log, seat.seat));
         if !active || !seat.awaiting || kept.is_none() {
             seat.reminded = false;
@@ -83,13 +84,15 @@ pub fn settle(
             }
             continue;
         }
+        // R10.5: a player away does not use turn time; a new stage's time starts on return.
+        let back = seat.away_until.map_or(now, |until| until.max(now));
         if seat.awaiting {
-            seat.deadline = kept.or_else(|| turn_time(state).map(|t| now + t));
+            seat.deadline = kept.or_else(|| turn_time(state).map(|t| back + t));
         }
         if let Some(deadline) = seat.deadline {
             due_by(deadline);
             if !seat.reminded {
-                due_by(remind_at(state, deadline, lead));
+                due_by(remind_at(state, deadline, lead).max(back));
             }
         }
     }
@@ -108,8 +111,8 @@ pub fn remind_at(
     deadline - lead.min(half_turn)
 }
 
-/// Marks the seats whose reminder is due by `now` and whose deadline has not passed; true
-/// when it marked any (the write path then tells them, `feed::items`).
+/// Marks the seats whose reminder is due by `now` and whose deadline has not passed, unless
+/// the player is away (R10.5); true when it marked any (the write path then tells them, `feed::items`).
 pub fn remind(
     state: &Game,
     seats: &mut [SeatRecord],
@@ -121,7 +124,8 @@ pub fn remind(
         let Some(deadline) = seat.deadline else {
             continue;
         };
-        if !seat.reminded && now < deadline && remind_at(state, deadline, lead) <= now {
+        let away = seat.away_until.is_some_and(|until| until > now);
+        if !seat.reminded && !away && now < deadline && remind_at(state, deadline, lead) <= now {
             seat.reminded = true;
             any = true;
         }

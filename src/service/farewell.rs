@@ -69,7 +69,11 @@ fn gone(code: Code) -> bool {
 }
 
 /// The ids of the account's games in `status`, all pages, read before any is changed.
-fn games_of(store: &Service, account: Uuid, status: GameStatus) -> Result<Vec<Uuid>, ServiceError> {
+pub(super) fn games_of(
+    store: &Service,
+    account: Uuid,
+    status: GameStatus,
+) -> Result<Vec<Uuid>, ServiceError> {
     let mut ids = Vec::new();
     let mut cursor = None;
     loop {

@@ -167,6 +167,7 @@ pub(super) fn create_game_of(
         awaiting: false,
         deadline: None,
         reminded: false,
+        away_until: None,
     }];
     for seat in request.computer.iter().copied().map(computer::seat_record) {
         log.push(Logged {
@@ -352,6 +353,7 @@ fn join_decision(
         awaiting: false,
         deadline: None,
         reminded: false,
+        away_until: None,
     });
     decision.seats.sort_by_key(|s| s.seat);
     let joined = LogEvent::PlayerJoined {

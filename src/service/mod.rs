@@ -9,6 +9,7 @@
 pub mod access;
 pub mod accounts;
 pub mod audit;
+pub mod away;
 pub mod blocks;
 pub mod chat;
 pub mod computer;
@@ -41,6 +42,7 @@ pub mod stream;
 pub mod stream_chat;
 pub mod sweep;
 pub mod tails;
+pub mod vacation;
 pub mod view;
 pub mod webhooks;
 pub mod write;

@@ -94,6 +94,7 @@ pub fn game_of(
             awaiting: false,
             deadline: None,
             reminded: false,
+            away_until: None,
         });
         log.push(Logged {
             round: 0,

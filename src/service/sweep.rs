@@ -13,7 +13,7 @@ use super::due::{self, played_by_server};
 use super::write::{change_game_by_server, Decision, Served};
 use super::{LogEvent, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::{GameRecord, GameStatus, SeatRecord};
+use crate::store::{GameRecord, GameStatus, SeatRecord, VacationRecord};
 
 /// Moves made in one transaction at most: a table of computers plays on in the next one.
 const MAX_MOVES: usize = 64;
@@ -32,20 +32,51 @@ pub enum Swept {
 /// Makes the moves game `id` is due (see the module docs).
 pub fn sweep_game(store: &Service, id: Uuid) -> Result<Swept, ServiceError> {
     let lead = store.reminder_lead();
-    match change_game_by_server(store, id, |game| decide(game, store.now(), lead))? {
-        Served::Written(game) => Ok(Swept::Moved {
-            version: game.version,
-        }),
-        Served::Held => Ok(Swept::Held),
-        Served::NothingToDo(game) => {
-            let mut seats = game.seats.clone();
-            let (state, status) = (&game.state, game.status);
-            let before = (game.seats.as_slice(), &[][..]);
-            let due = due::settle(state, status, before, &mut seats, store.now(), lead);
-            store.set_due(id, game.version, due)?;
-            Ok(Swept::NothingDue)
+    // R10.5: the players' vacations, read only when a person's deadline or reminder is due (a
+    // computer's move needs none), then the look is made again with them.
+    let mut away: Option<Vec<VacationRecord>> = None;
+    loop {
+        let wanted = std::cell::Cell::new(false);
+        let served = change_game_by_server(store, id, |game| {
+            let now = store.now();
+            if away.is_none() && person_due(game, now, lead) {
+                wanted.set(true);
+                return Err(nothing_due());
+            }
+            decide(game, away.as_deref().unwrap_or_default(), now, lead)
+        })?;
+        match served {
+            Served::Written(game) => {
+                return Ok(Swept::Moved {
+                    version: game.version,
+                })
+            }
+            Served::Held => return Ok(Swept::Held),
+            Served::NothingToDo(_) if wanted.get() => {
+                let since = store.now() - chrono::Duration::days(366);
+                away = Some(store.vacations_at_table(id, since)?);
+            }
+            Served::NothingToDo(game) => {
+                let mut seats = game.seats.clone();
+                let (state, status) = (&game.state, game.status);
+                let before = (game.seats.as_slice(), &[][..]);
+                let due = due::settle(state, status, before, &mut seats, store.now(), lead);
+                store.set_due(id, game.version, due)?;
+                return Ok(Swept::NothingDue);
+            }
         }
     }
+}
+
+/// True when a seat's deadline or its reminder has come by `now`: what a vacation may move.
+fn person_due(game: &GameRecord, now: DateTime<Utc>, lead: std::time::Duration) -> bool {
+    game.status == GameStatus::Active
+        && game.seats.iter().any(|seat| {
+            seat.deadline.is_some_and(|deadline| {
+                deadline <= now
+                    || (!seat.reminded && due::remind_at(&game.state, deadline, lead) <= now)
+            })
+        })
 }
 
 fn nothing_due() -> ServiceError {
@@ -55,12 +86,24 @@ fn nothing_due() -> ServiceError {
 /// The moves and reminders due at `now`, as one decision; `not_awaited` when there are none.
 pub fn decide(
     game: &GameRecord,
+    away: &[VacationRecord],
     now: DateTime<Utc>,
     lead: std::time::Duration,
 ) -> Result<Decision, ServiceError> {
     if game.status != GameStatus::Active {
         return Err(nothing_due());
     }
+    // R10.5 first: a deadline that should count a vacation is moved before it is looked at.
+    let mut caught_up;
+    let mut moved = false;
+    let game = if away.is_empty() {
+        game
+    } else {
+        caught_up = game.clone();
+        let turn = due::turn_time(&game.state);
+        moved = super::away::catch_up(&mut caught_up.seats, turn, away, now);
+        &caught_up
+    };
     let mut decision = Decision::keep(game);
     let reminded = due::remind(&decision.state, &mut decision.seats, now, lead);
     for _ in 0..MAX_MOVES {
@@ -80,7 +123,7 @@ pub fn decide(
         }
         break;
     }
-    if decision.log.is_empty() && !reminded {
+    if decision.log.is_empty() && !reminded && !moved {
         return Err(nothing_due());
     }
     Ok(decision)

@@ -20,6 +20,11 @@ pub struct PlayerView {
     pub deadline: Option<DateTime<Utc>>,
     /// The level of the computer that plays this seat; null for a person.
     pub computer: Option<Level>,
+    /// R10.5: the player is on vacation until this time, while it is ahead; the seat's
+    /// deadline already counts it. The end of the player's last vacation otherwise; absent
+    /// when none touched this game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub away_until: Option<DateTime<Utc>>,
 }
 
 /// One game as the caller may see it (R8).
@@ -83,6 +88,7 @@ fn players(game: &GameRecord) -> Vec<PlayerView> {
             awaiting: seat.awaiting,
             deadline: seat.deadline,
             computer: super::computer::level_of(seat.account_id),
+            away_until: seat.away_until,
         })
         .collect()
 }

@@ -1,6 +1,8 @@
 //! Game time and due games: the store's clock (movable in test mode), the reminder lead,
 //! and the due games the sweepers share out.
 
+pub(super) mod vacations;
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;

@@ -90,6 +90,7 @@ impl Store {
             super::friends::forget_account(conn, id)?;
             super::seeks::forget_account(conn, id)?;
             super::chat::erase_author(conn, &account)?;
+            super::deadlines::vacations::forget_account(conn, id)?;
             super::wake::announce_names_changed(conn, id)?;
             Ok(changed)
         })?;

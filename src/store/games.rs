@@ -128,6 +128,7 @@ fn write_seats(
                     game_seats::awaiting.eq(row.awaiting),
                     game_seats::deadline.eq(row.deadline),
                     game_seats::reminded.eq(row.reminded),
+                    game_seats::away_until.eq(row.away_until),
                 ))
                 .execute(conn)?;
         } else {

@@ -16,15 +16,16 @@
 
 use std::sync::OnceLock;
 
-use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
+
+mod prepared;
 
 use super::delivery_bodies::Bodies;
 use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
 use super::topic::{Topic, Wake};
 use super::{GameChange, GameRecord, StoreError};
+use prepared::Prepared;
 
 /// The statement's parts, each a `WITH` item, and which change needs which: PostgreSQL sets up
 /// every part of a statement for each run, so a part the change has nothing for is left out
@@ -53,20 +54,22 @@ const GONE_SEATS: &str = r#", gone_seats AS (
 const CHANGED_SEATS: &str = r#", changed_seats AS (
     UPDATE game_seats s
        SET account_id = x.account_id, username = x.username, awaiting = x.awaiting,
-           deadline = x.deadline, reminded = x.reminded
+           deadline = x.deadline, reminded = x.reminded, away_until = x.away_until
       FROM g, unnest($15::smallint[], $16::text[], $17::text[], $18::bool[],
-                     $19::timestamp[], $20::bool[])
-                AS x(seat, account_id, username, awaiting, deadline, reminded)
+                     $19::timestamp[], $20::bool[], $40::timestamp[])
+                AS x(seat, account_id, username, awaiting, deadline, reminded, away_until)
      WHERE s.game_id = g.id AND s.seat = x.seat
 )"#;
 
 /// Seats taken (a player joined).
 const NEW_SEATS: &str = r#", new_seats AS (
-    INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded)
-    SELECT g.id, x.seat, x.account_id, x.username, x.awaiting, x.deadline, x.reminded
+    INSERT INTO game_seats
+           (game_id, seat, account_id, username, awaiting, deadline, reminded, away_until)
+    SELECT g.id, x.seat, x.account_id, x.username, x.awaiting, x.deadline, x.reminded,
+           x.away_until
       FROM g, unnest($30::smallint[], $31::text[], $32::text[], $33::bool[],
-                     $34::timestamp[], $35::bool[])
-                AS x(seat, account_id, username, awaiting, deadline, reminded)
+                     $34::timestamp[], $35::bool[], $41::timestamp[])
+                AS x(seat, account_id, username, awaiting, deadline, reminded, away_until)
 )"#;
 
 /// Feed items, numbered from their accounts' heads, and their webhook outbox rows.
@@ -185,32 +188,6 @@ impl Parts {
         text
     }
 }
-
-/// A query whose SQL text never changes, so its prepared form may be kept per connection
-/// (diesel's statement cache, keyed by the text): `sql_query` would be parsed and planned
-/// by PostgreSQL on every call.
-struct Prepared<Q>(Q);
-
-impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for Prepared<Q> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        self.0.walk_ast(out)
-    }
-
-    fn is_safe_to_cache_prepared(&self, _: &Pg) -> QueryResult<bool> {
-        Ok(true)
-    }
-}
-
-impl<Q> QueryId for Prepared<Q> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl<Q: Query> Query for Prepared<Q> {
-    type SqlType = Q::SqlType;
-}
-
-impl<Q, C> RunQueryDsl<C> for Prepared<Q> {}
 
 #[derive(QueryableByName)]
 struct Outcome {
@@ -376,7 +353,13 @@ pub(super) fn write_change(
             )
             .bind::<Array<Text>, _>(text(|b| b.webhook.after.as_str()))
             .bind::<Array<Text>, _>(text(|b| b.push.before.as_str()))
-            .bind::<Array<Text>, _>(text(|b| b.push.after.as_str())),
+            .bind::<Array<Text>, _>(text(|b| b.push.after.as_str()))
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                seats.iter().map(|s| s.away_until).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                new_seats.iter().map(|s| s.away_until).collect::<Vec<_>>(),
+            ),
     )
     .load(pg)?;
 

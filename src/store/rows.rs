@@ -160,6 +160,7 @@ pub struct SeatRow {
     pub awaiting: bool,
     pub deadline: Option<NaiveDateTime>,
     pub reminded: bool,
+    pub away_until: Option<NaiveDateTime>,
 }
 
 impl SeatRow {
@@ -172,6 +173,7 @@ impl SeatRow {
             awaiting: seat.awaiting,
             deadline: seat.deadline.map(|d| d.naive_utc()),
             reminded: seat.reminded,
+            away_until: seat.away_until.map(|d| d.naive_utc()),
         }
     }
 
@@ -183,6 +185,7 @@ impl SeatRow {
             awaiting: self.awaiting,
             deadline: self.deadline.map(utc),
             reminded: self.reminded,
+            away_until: self.away_until.map(utc),
         })
     }
 }

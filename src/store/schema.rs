@@ -56,6 +56,7 @@ diesel::table! {
         awaiting -> Bool,
         deadline -> Nullable<Timestamp>,
         reminded -> Bool,
+        away_until -> Nullable<Timestamp>,
     }
 }
 
@@ -285,6 +286,17 @@ diesel::table! {
 }
 
 diesel::joinable!(ratings -> accounts (account_id));
+
+diesel::table! {
+    vacations (id) {
+        id -> Text,
+        account_id -> Text,
+        starts_at -> Timestamp,
+        ends_at -> Timestamp,
+        ended_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(seeks -> accounts (account_id));
 diesel::joinable!(chat_messages -> accounts (author_id));
 diesel::joinable!(push_outbox -> push_devices (device_id));
@@ -315,4 +327,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_results,
     ratings,
     rating_log,
+    vacations,
 );

@@ -136,6 +136,9 @@ pub struct SeatRecord {
     pub deadline: Option<DateTime<Utc>>,
     /// The "your deadline is near" reminder for this deadline went out.
     pub reminded: bool,
+    /// R10.5: the deadline already counts the player's vacation until this time; while it is
+    /// ahead, a new deadline runs from it and no reminder goes out.
+    pub away_until: Option<DateTime<Utc>>,
 }
 
 #[derive(Clone, Debug)]
@@ -300,4 +303,23 @@ pub struct GameRecordPage {
     pub games: Vec<GameRecord>,
     /// Opaque; None when this was the last page.
     pub next_cursor: Option<String>,
+}
+
+/// R10.5: one vacation of a person, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VacationRecord {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub starts_at: DateTime<Utc>,
+    /// The planned end.
+    pub ends_at: DateTime<Utc>,
+    /// Set when the person came back before `ends_at`.
+    pub ended_at: Option<DateTime<Utc>>,
+}
+
+impl VacationRecord {
+    /// When the person is (or was) back: the early return, else the planned end.
+    pub fn end(&self) -> DateTime<Utc> {
+        self.ended_at.unwrap_or(self.ends_at)
+    }
 }

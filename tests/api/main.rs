@@ -53,6 +53,7 @@ mod sse;
 mod stream_limits;
 mod stream_sockets;
 mod tables;
+mod vacation;
 mod visibility;
 mod web_client;
 mod webhook_addresses;

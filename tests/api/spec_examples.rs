@@ -262,6 +262,10 @@ async fn every_request_example_is_accepted(app: TestApp) {
     let path = "/v1/seeks";
     let (status, body) = send(&app, "POST", path, Some(&me), &example("POST", path)).await;
     accept("POST", path, status, &body);
+    // A vacation needs a registered account: alice's.
+    let path = "/v1/me/vacation";
+    let (status, body) = send(&app, "PUT", path, Some(&alice), &example("PUT", path)).await;
+    accept("PUT", path, status, &body);
 
     // Inviting the example's account (bob, the upgraded guest) to an open game.
     let (status, open) = send(&app, "POST", "/v1/games", Some(&me), &serde_json::json!({})).await;

@@ -1,0 +1,2 @@
+ALTER TABLE game_seats DROP COLUMN away_until;
+DROP TABLE vacations;
