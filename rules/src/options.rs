@@ -63,6 +63,17 @@ pub struct DeckCounts {
 }
 
 impl DeckCounts {
+    /// No card at all: what a deck written by hand starts from (`DeckCounts { max_number: 30,
+    /// jokers: 2, ..DeckCounts::NONE }`), so that a count added later is 0 there too and such
+    /// a deck needs no edit.
+    pub const NONE: DeckCounts = DeckCounts {
+        max_number: 0,
+        jokers: 0,
+        card_swaps: 0,
+        skips: 0,
+        rack_swaps: 0,
+    };
+
     /// The default deck for a player count (R1.4 table), None outside 2..=4.
     pub fn default_for(players: u8) -> Option<DeckCounts> {
         let (max_number, jokers, card_swaps, skips, rack_swaps) = match players {

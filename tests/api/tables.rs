@@ -35,21 +35,15 @@ pub async fn players(app: &TestApp, names: &[&str]) -> Vec<Player> {
 /// Not a deck on its own (it has no numbers): name the numbers, `DeckCounts { max_number: 30,
 /// ..ONE_OF_EACH }`.
 pub const ONE_OF_EACH: DeckCounts = DeckCounts {
-    max_number: 0,
     jokers: 1,
     card_swaps: 1,
     skips: 1,
     rack_swaps: 1,
+    ..DeckCounts::NONE
 };
 
 /// A test deck of numbers only, with struct update as [`ONE_OF_EACH`].
-pub const NUMBERS_ONLY: DeckCounts = DeckCounts {
-    max_number: 0,
-    jokers: 0,
-    card_swaps: 0,
-    skips: 0,
-    rack_swaps: 0,
-};
+pub const NUMBERS_ONLY: DeckCounts = DeckCounts::NONE;
 
 pub fn n(value: u16) -> Card {
     Card::Number { value }
