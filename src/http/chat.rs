@@ -95,11 +95,7 @@ pub async fn read_chat(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let q = query.into_inner();
-    // A long-poll holds its connection like a stream; a plain read holds none.
-    let _slot = match q.wait {
-        Some(wait) if wait > 0 => Some(slot(&state, &user, &req)?),
-        _ => None,
-    };
+    let _slot = super::stream::long_poll_slot(&state, &user, &req, q.wait)?;
     let page = service::stream::chat_page(
         &state.service,
         (caller(&user), session(&user)),

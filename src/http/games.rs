@@ -195,11 +195,7 @@ pub async fn list_events(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let (caller, id, query) = (caller(&user), id.into_inner(), query.into_inner());
-    // A long-poll holds its connection like a stream; a plain read holds none.
-    let _slot = match query.wait {
-        Some(wait) if wait > 0 => Some(super::stream::slot(&state, &user, &req)?),
-        _ => None,
-    };
+    let _slot = super::stream::long_poll_slot(&state, &user, &req, query.wait)?;
     let page: EventPage = service::stream::events_page(
         &state.service,
         (caller, super::helpers::session(&user)),

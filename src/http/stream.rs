@@ -46,6 +46,20 @@ pub fn slot(state: &AppState, user: &CurrentUser, req: &HttpRequest) -> Result<S
     state.streams.take(user.id, address)
 }
 
+/// A long-poll holds its connection like a stream: a place among the bounded ones while it
+/// may wait (`wait` above 0); a plain read holds none.
+pub fn long_poll_slot(
+    state: &AppState,
+    user: &CurrentUser,
+    req: &HttpRequest,
+    wait: Option<u64>,
+) -> Result<Option<Slot>, ServiceError> {
+    match wait {
+        Some(wait) if wait > 0 => Ok(Some(slot(state, user, req)?)),
+        _ => Ok(None),
+    }
+}
+
 /// The stream's settings; its socket is bounded for a stream (`http::socket`).
 pub(crate) fn settings(state: &AppState, req: &HttpRequest) -> sse::Settings {
     let drop_after = state.config.stream_limits.drop_after;
@@ -227,11 +241,7 @@ pub async fn my_feed(
     req: HttpRequest,
 ) -> Result<HttpResponse, ServiceError> {
     let q = query.into_inner();
-    // A long-poll holds its connection like a stream; a plain read holds none.
-    let _slot = match q.wait {
-        Some(wait) if wait > 0 => Some(slot(&state, &user, &req)?),
-        _ => None,
-    };
+    let _slot = long_poll_slot(&state, &user, &req, q.wait)?;
     let page = service::stream::feed_page(
         &state.service,
         (caller(&user), session(&user)),
