@@ -82,11 +82,15 @@ pub fn game_and_chat_reader(
         let (events, chat_at, waited) = (events.clone(), chat_at.clone(), waited.clone());
         let (caller, store) = (caller.clone(), service.clone());
         Box::pin(async move {
-            let _held = waited;
             let read = events(after, known).await?;
             let last_event = read.last().map_or(after, |f| f.id);
             let from = chat_at.load(Ordering::Acquire);
             let mut frames: Vec<Frame> = read.iter().map(|f| with_id(f, from)).collect();
+            // Woken for a move (`known`), the chat is read only if a message came since: the
+            // hub's mark of the chat says so, and a move costs the store no chat read.
+            if known.is_some() && waited.borrow().seq <= from {
+                return Ok(frames);
+            }
             let page = blocking(&store, move |s| {
                 chat::page(s, &caller, id, Some(from), Some(PAGE))
             })

@@ -3,8 +3,8 @@
 //!
 //! A message's seq is the game's highest plus one, taken under a lock on the game's chat (an
 //! advisory lock on PostgreSQL, the file's write lock on SQLite), so two writers never take
-//! the same seq. The per-account rate limit is counted in the same transaction, so it holds
-//! across processes.
+//! the same seq. The per-account rate limit is counted in the same transaction under a lock on
+//! the author, so it holds across processes and across games.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
@@ -92,11 +92,13 @@ fn message(row: MessageRow) -> Result<ChatMessage, StoreError> {
     })
 }
 
-/// The advisory lock key of a game's chat (PostgreSQL): writers of one game take turns.
-fn lock_chat(conn: &mut AnyConnection, game: &str) -> Result<(), StoreError> {
+/// PostgreSQL: takes the transaction's advisory lock on `key` (`chat:<game>`, one writer of a
+/// game's seqs at a time; `author:<account>`, one count of an author's rate at a time). Every
+/// writer takes the author's before the game's, so two cannot wait on each other.
+fn lock(conn: &mut AnyConnection, key: &str) -> Result<(), StoreError> {
     if let AnyConnection::Pg(pg) = conn {
-        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended('chat:' || $1, 0))")
-            .bind::<Text, _>(game)
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+            .bind::<Text, _>(key)
             .execute(pg)?;
     }
     Ok(())
@@ -112,6 +114,8 @@ impl Store {
     ) -> Result<Committed<ChatPosted>, StoreError> {
         let posted = self.write(|conn| {
             let (game, author) = (message.game_id.to_string(), message.author_id.to_string());
+            // Two messages of one author at once (to two games) count each other.
+            lock(conn, &format!("author:{author}"))?;
             let since = (message.at - rate.window).naive_utc();
             let recent: Vec<NaiveDateTime> = chat_messages::table
                 .filter(chat_messages::author_id.eq(&author))
@@ -126,7 +130,7 @@ impl Store {
                     oldest: utc(oldest),
                 });
             }
-            lock_chat(conn, &game)?;
+            lock(conn, &format!("chat:{game}"))?;
             let last: Option<i64> = chat_messages::table
                 .filter(chat_messages::game_id.eq(&game))
                 .select(diesel::dsl::max(chat_messages::seq))
