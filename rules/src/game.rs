@@ -8,6 +8,7 @@
 
 mod deal;
 mod end;
+mod known;
 mod legal;
 mod outlast;
 mod project;
@@ -117,6 +118,10 @@ pub struct Game {
     blitz: Option<BlitzDeal>,
     /// Shuffle streams used so far in this round; the next reshuffle uses this stream (R9.1).
     shuffles: u64,
+    /// What each seat knows of the other racks from public facts (R8.1); none in games
+    /// stored before it was kept.
+    #[serde(default, skip_serializing_if = "known::Known::is_empty")]
+    known: known::Known,
     /// The face-down stock, bottom first: the top card is the last (so drawing is a pop, and
     /// leaves the stored bytes before it as they were).
     #[serde(with = "stored::cards")]
@@ -149,6 +154,7 @@ impl Game {
             shuffles: 0,
             pending_stack: None,
             racks: vec![Rack([Card::Joker; 12]); players],
+            known: known::Known::default(),
             stock: Vec::new(),
             discard: Vec::new(),
             drawn: None,
@@ -217,12 +223,14 @@ impl Game {
     /// As `play`, in place; on error `self` is unchanged (each input is checked fully before
     /// anything changes).
     pub fn play_mut(&mut self, input: &Input) -> Result<Vec<Event>, RulesError> {
-        match input {
+        let events = match input {
             Input::Deal(deal) => self.deal(deal),
             Input::Act { seat, action } => self.act(*seat, action),
             Input::TimeOut { seat } => self.time_out(*seat),
             Input::Resign { seat } => self.resign(*seat),
-        }
+        }?;
+        self.known.learn(&events, self.players(), &self.racks);
+        Ok(events)
     }
 
     /// `play` of a deal, for the tests and tools that deal by hand.
@@ -232,19 +240,21 @@ impl Game {
 
     /// `play_mut` of a deal.
     pub fn start_round_mut(&mut self, deal: &RoundDeal) -> Result<Vec<Event>, RulesError> {
-        self.deal(deal)
+        self.play_mut(&Input::Deal(deal.clone()))
     }
 
     /// `play` of one action, for the computer players, tests and tools.
     pub fn apply(&self, seat: Seat, action: &Action) -> Result<(Game, Vec<Event>), RulesError> {
         let mut next = self.clone();
-        let events = next.act(seat, action)?;
+        let events = next.apply_mut(seat, action)?;
         Ok((next, events))
     }
 
     /// `play_mut` of one action.
     pub fn apply_mut(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
-        self.act(seat, action)
+        let events = self.act(seat, action)?;
+        self.known.learn(&events, self.players(), &self.racks);
+        Ok(events)
     }
 
     /// Deals the next round (R2, R7.3).

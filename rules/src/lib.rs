@@ -52,7 +52,7 @@ pub use game::{Game, Phase, TurnStage};
 pub use input::{Actor, Input};
 pub use options::{BlitzMode, DeckCounts, Options};
 pub use shuffle::{RoundDeal, Seed};
-pub use view::{RoundResult, SlotCard, View, Viewer};
+pub use view::{KnownCard, RoundResult, SlotCard, View, Viewer};
 
 /// The version of these rules. A stored game records the version it was played under so that a
 /// later change of the rules can never silently change an old replay. Bump it whenever any

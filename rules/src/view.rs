@@ -40,6 +40,16 @@ pub struct RoundResult {
     pub seed: Seed,
 }
 
+/// A card of another seat's rack that the viewer knows from the public facts of play (R8.1):
+/// taken from the discard pile into that slot, or learnt in a card swap or a rack swap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct KnownCard {
+    pub seat: Seat,
+    pub slot: Slot,
+    pub card: Card,
+}
+
 /// The projection of a game for one viewer (R8). During a round it never holds another seat's
 /// rack values or any stock card, except for the `everyone` viewer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +70,10 @@ pub struct View {
     pub awaiting: Vec<Seat>,
     /// The viewer's own rack during a round, slot 5 first.
     pub rack: Option<Vec<SlotCard>>,
+    /// The cards of other seats' racks this seat knows from the public facts of the round
+    /// (R8.1), by seat and slot; empty for other viewers.
+    #[serde(default)]
+    pub known: Vec<KnownCard>,
     /// Every rack during a round, by seat: for the `everyone` viewer only.
     pub racks: Option<Vec<Vec<SlotCard>>>,
     /// The card drawn and not yet played: for the drawer (and Everyone), or for all when it is

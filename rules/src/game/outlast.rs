@@ -46,7 +46,7 @@ impl Game {
                 return Ok((next, events));
             }
             let action = next.simplest_move(seat).ok_or(RulesError::NotAwaited)?;
-            events.extend(next.act(seat, &action)?);
+            events.extend(next.apply_mut(seat, &action)?);
         }
         Err(RulesError::NotAwaited)
     }

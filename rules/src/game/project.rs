@@ -1,7 +1,7 @@
 //! The R8 projection of a game for one viewer.
 
 use super::{Game, Phase};
-use crate::view::SlotCard;
+use crate::view::{KnownCard, SlotCard};
 use crate::{Seat, Slot, View, Viewer};
 
 impl Game {
@@ -38,6 +38,16 @@ impl Game {
             rack: own_seat
                 .filter(|_| dealt)
                 .map(|seat| self.visible_rack(seat)),
+            known: own_seat
+                .filter(|_| in_round)
+                .map(|seat| {
+                    self.known
+                        .of(seat)
+                        .into_iter()
+                        .map(|(seat, slot, card)| KnownCard { seat, slot, card })
+                        .collect()
+                })
+                .unwrap_or_default(),
             racks: (everyone && dealt)
                 .then(|| self.seats().map(|seat| self.visible_rack(seat)).collect()),
             drawn,

@@ -14,10 +14,10 @@ use crate::view::RoundResult;
 use crate::{Card, Rack, Seat, Seed};
 
 /// A card in the stored form.
-struct Stored(Card);
+pub(super) struct Stored(pub(super) Card);
 
 impl Stored {
-    fn code(&self) -> i32 {
+    pub(super) fn code(&self) -> i32 {
         match self.0 {
             Card::Number { value } => i32::from(value),
             Card::Joker => -1,
@@ -27,7 +27,7 @@ impl Stored {
         }
     }
 
-    fn from_code<E: de::Error>(code: i64) -> Result<Card, E> {
+    pub(super) fn from_code<E: de::Error>(code: i64) -> Result<Card, E> {
         Ok(match code {
             -1 => Card::Joker,
             -2 => Card::CardSwap,
