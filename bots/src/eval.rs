@@ -35,6 +35,16 @@ pub struct Tuning {
     /// Draws of cost that leaving the most wanted card (a 1 or the highest number) on the
     /// discard pile for the next seat is worth; middle cards count less (`Field::feed`).
     pub feed_weight: f32,
+    /// How much of the draws a laid card saves the next seat (an opponent whose rack this seat
+    /// knows well enough from public facts, R8.1) counts against laying it.
+    pub deny_weight: f32,
+    /// How much of the draws a card swap costs that rack counts for the swap.
+    pub harm_weight: f32,
+    /// A rack swap drawn hands this seat the other rack and the other seat this one: with the
+    /// other rack known well enough, the draw is valued as `now + swap_weight · (theirs − now)`.
+    pub swap_weight: f32,
+    /// The slots of another rack this seat must know before it reasons about that rack.
+    pub known_min: f32,
 }
 
 impl Tuning {
@@ -48,6 +58,10 @@ impl Tuning {
         lookahead: false,
         rival_cost: 0.0,
         feed_weight: 0.0,
+        deny_weight: 0.0,
+        harm_weight: 0.0,
+        swap_weight: 0.0,
+        known_min: 12.0,
     };
 }
 
@@ -61,6 +75,9 @@ pub(crate) struct Field {
     max: u16,
     tuning: Tuning,
     bonus: bool,
+    /// The next seat's rack as far as it is known (EMPTY where not), when it is an opponent's
+    /// and known in at least `known_min` slots; with its cost.
+    rival: Option<(Slots, f32)>,
 }
 
 impl Field {
@@ -84,14 +101,58 @@ impl Field {
         prefix[usize::from(max) + 1] = sum;
         let jokers = f32::from(sight.jokers_unseen);
         let draws = (sum + jokers + f32::from(sight.events_unseen)).max(1.0);
-        Field {
+        let mut field = Field {
             prefix,
             jokers,
             draws,
             max,
             tuning,
             bonus: sight.bonus && tuning.bonus_weight > 0.0,
+            rival: None,
+        };
+        let next = (sight.me + 1) % sight.players.max(1);
+        let watched =
+            tuning.deny_weight > 0.0 || tuning.swap_weight > 0.0 || tuning.harm_weight > 0.0;
+        if watched && next != sight.me && sight.side(next) != sight.side(sight.me) {
+            if let Some(rack) = sight.known.get(usize::from(next)) {
+                let known = rack.iter().filter(|c| **c != EMPTY).count();
+                if known as f32 >= tuning.known_min {
+                    field.rival = Some((*rack, field.draws_to_order(rack)));
+                }
+            }
         }
+        field
+    }
+
+    /// The draws `card` on top of the discard pile would save the next seat, weighed
+    /// (0 when that rack is not known well enough).
+    pub(crate) fn denial(&self, card: u16) -> f32 {
+        let Some((rack, now)) = &self.rival else {
+            return 0.0;
+        };
+        if card == EMPTY {
+            return 0.0;
+        }
+        let mut best = *now;
+        for i in 0..12 {
+            let mut next = *rack;
+            next[i] = card;
+            best = best.min(self.draws_to_order(&next));
+        }
+        self.tuning.deny_weight * (now - best)
+    }
+
+    /// The draws giving `card` into slot index `slot` of the next seat's rack costs it,
+    /// weighed (0 when that rack is not known well enough).
+    pub(crate) fn harm(&self, slot: usize, card: u16) -> f32 {
+        let Some((rack, now)) = &self.rival else {
+            return 0.0;
+        };
+        let mut next = *rack;
+        if let Some(c) = next.get_mut(slot) {
+            *c = card;
+        }
+        self.tuning.harm_weight * (self.draws_to_order(&next) - now)
     }
 
     /// The summed cost and weight of the event cards a draw may bring, the rack costing `now`:
@@ -100,6 +161,14 @@ impl Field {
     pub(crate) fn events(&self, sight: &Sight, now: f32) -> (f32, f32) {
         let events = f32::from(sight.events_unseen);
         let swaps = f32::from(sight.rack_swaps_unseen);
+        if let (Some((_, theirs)), true, 2) = (
+            &self.rival,
+            self.tuning.swap_weight > 0.0,
+            sight.players,
+        ) {
+            let swapped = now + self.tuning.swap_weight * (theirs - now);
+            return ((events - swaps) * now + swaps * swapped, events);
+        }
         if self.tuning.rival_cost > 0.0 {
             (
                 (events - swaps) * now + swaps * self.tuning.rival_cost,
@@ -115,7 +184,13 @@ impl Field {
     /// surely; a joker fits any rack.
     pub(crate) fn feed(&self, card: u16) -> f32 {
         let w = self.tuning.feed_weight;
-        if w == 0.0 || card == EMPTY {
+        if card == EMPTY {
+            return 0.0;
+        }
+        if self.rival.is_some() {
+            return self.denial(card);
+        }
+        if w == 0.0 {
             return 0.0;
         }
         if card == JOKER {

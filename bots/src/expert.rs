@@ -23,6 +23,10 @@ pub const TUNED: Tuning = Tuning {
     lookahead: true,
     rival_cost: 0.0,
     feed_weight: 0.0,
+    deny_weight: 0.0,
+    harm_weight: 0.0,
+    swap_weight: 0.0,
+    known_min: 12.0,
 };
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {

@@ -35,6 +35,8 @@ pub(crate) struct Sight {
     pub blitz_card: Option<Card>,
     /// Totals by side (team totals with Partner), and the side of each seat.
     pub side_totals: Vec<u32>,
+    /// By seat: the other racks as far as public facts show them (R8.1), EMPTY where unknown.
+    pub known: Vec<Slots>,
 }
 
 fn slot_value(card: Option<Card>) -> u16 {
@@ -90,6 +92,18 @@ impl Sight {
         for card in view.drawn.iter().chain(view.blitz_card.iter()) {
             see(card, false);
         }
+        // A card known to sit in another rack is not in the stock.
+        let mut known = vec![[EMPTY; 12]; usize::from(view.options.players)];
+        for fact in &view.known {
+            let (Some(rack), Some(i)) = (known.get_mut(usize::from(fact.seat)), fact.slot.index())
+            else {
+                continue;
+            };
+            if i < 12 && fact.seat != me {
+                rack[i] = slot_value(Some(fact.card));
+                see(&fact.card, false);
+            }
+        }
         let stage = match view.phase {
             Phase::Turn { seat, stage } if seat == me => Some(stage),
             _ => None,
@@ -116,6 +130,7 @@ impl Sight {
                 .team_totals
                 .clone()
                 .unwrap_or_else(|| view.totals.clone()),
+            known,
         })
     }
 
@@ -137,6 +152,13 @@ impl Sight {
         let total = |s: &Seat| self.side_totals.get(self.side(*s)).copied().unwrap_or(0);
         seats.sort_by_key(|s| std::cmp::Reverse(total(s)));
         seats
+    }
+
+    /// How many slots of `seat`'s rack this seat knows.
+    pub(crate) fn known_slots(&self, seat: Seat) -> usize {
+        self.known
+            .get(usize::from(seat))
+            .map_or(0, |rack| rack.iter().filter(|c| **c != EMPTY).count())
     }
 
     /// The slot index a value belongs to on an evenly spread rack.

@@ -193,8 +193,23 @@ fn card_swap(sight: &Sight, field: &Field, legal: &[Action]) -> Option<Action> {
         } => {
             let (j, m) = (their_slot.index()?, my_slot.index()?);
             let rank = order.iter().position(|s| s == with).unwrap_or(order.len());
+            // A card the public facts show (R8.1) is valued as it is; a known joker voids the
+            // swap. What the other rack loses counts when it is known well enough.
+            let known = sight.known.get(usize::from(*with)).map_or(EMPTY, |r| r[j]);
+            let mine = match known {
+                EMPTY => expected[j][m],
+                JOKER => now,
+                v => field.cost(&with_card(&sight.rack, Slot::from_index(m), v)),
+            };
+            let harm = if known == JOKER {
+                0.0
+            } else if *with == (sight.me + 1) % sight.players {
+                field.harm(j, sight.rack[m])
+            } else {
+                0.0
+            };
             // Ties go to the leader; a partner only when nobody else is left.
-            Some(expected[j][m] + 0.001 * rank as f32 + 1000.0 * f32::from(rank == order.len()))
+            Some(mine - harm + 0.001 * rank as f32 + 1000.0 * f32::from(rank == order.len()))
         }
         _ => None,
     })

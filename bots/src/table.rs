@@ -14,6 +14,8 @@ pub struct RoundRecord {
     pub turns: u32,
     /// How it ended.
     pub end: RoundEnd,
+    /// Rack swaps (R3.4) carried out in the round.
+    pub rack_swaps: u32,
 }
 
 /// One game.
@@ -61,6 +63,7 @@ pub fn play_game(
     };
     let mut dice = Dice::new(game.rotate_left(17) ^ 0x5151);
     let mut turns = 0u32;
+    let mut rack_swaps = 0u32;
     let players = options.players;
     while record.actions < max_actions {
         if state.needs_round() {
@@ -70,6 +73,7 @@ pub fn play_game(
             };
             state.start_round_mut(&deal).map_err(|e| e.to_string())?;
             turns = 0;
+            rack_swaps = 0;
             continue;
         }
         if state.is_over() {
@@ -107,8 +111,15 @@ pub fn play_game(
             .map_err(|e| format!("seat {seat} chose {action:?}: {e}"))?;
         record.actions += 1;
         for event in events {
-            if let Event::RoundEnded { end, scores, .. } = event {
-                record.rounds.push(RoundRecord { scores, turns, end });
+            match event {
+                Event::RoundEnded { end, scores, .. } => record.rounds.push(RoundRecord {
+                    scores,
+                    turns,
+                    end,
+                    rack_swaps,
+                }),
+                Event::RacksSwapped { .. } => rack_swaps += 1,
+                _ => {}
             }
         }
     }

@@ -105,6 +105,7 @@ fn solo_view(
     legal_actions: Vec<Action>,
 ) -> View {
     View {
+        known: Vec::new(),
         viewer: Viewer::Seat { seat: 0 },
         options: options.clone(),
         phase: Phase::Turn { seat: 0, stage },

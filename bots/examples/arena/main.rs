@@ -107,6 +107,18 @@ fn options_for(set: &str, players: u8, i: usize) -> Result<Options, String> {
                 blitz: BlitzMode::DealersChoice,
                 ..base.clone()
             },
+            "noswap" | "noevents" => {
+                let mut deck = racko_rules::DeckCounts::default_for(players).ok_or("players")?;
+                deck.rack_swaps = 0;
+                if name == "noevents" {
+                    deck.card_swaps = 0;
+                    deck.skips = 0;
+                }
+                Options {
+                    deck: Some(deck),
+                    ..base.clone()
+                }
+            }
             "partner" => Options {
                 players: 4,
                 partner: true,
@@ -137,6 +149,8 @@ struct Tally {
     seat_rounds: [f64; 2],
     racko_rounds: usize,
     racko_turns: f64,
+    /// Rounds ended by a Racko, by the parity of the rack swaps in them: [rounds, first's].
+    by_swaps: [[f64; 2]; 2],
     /// Decision times in nanoseconds, by level index.
     times: [Vec<u32>; 2],
 }
@@ -152,6 +166,11 @@ impl Tally {
         }
         self.racko_rounds += other.racko_rounds;
         self.racko_turns += other.racko_turns;
+        for p in 0..2 {
+            for k in 0..2 {
+                self.by_swaps[p][k] += other.by_swaps[p][k];
+            }
+        }
         let [a, b] = other.times;
         self.times[0].extend(a);
         self.times[1].extend(b);
@@ -221,7 +240,12 @@ fn add_game(tally: &mut Tally, record: &GameRecord, seats: &[usize], partner: bo
             tally.points[k] += f64::from(*score);
             tally.seat_rounds[k] += 1.0;
         }
-        if matches!(round.end, racko_rules::RoundEnd::Racko { .. }) {
+        if let racko_rules::RoundEnd::Racko { seat } = round.end {
+            let p = (round.rack_swaps % 2) as usize;
+            tally.by_swaps[p][0] += 1.0;
+            if seats[usize::from(seat)] == 0 {
+                tally.by_swaps[p][1] += 1.0;
+            }
             tally.racko_rounds += 1;
             tally.racko_turns += f64::from(round.turns);
         }
@@ -309,6 +333,14 @@ fn report(args: &Args, levels: [Player; 2], mut tally: Tally) -> String {
         tally.racko_turns / (tally.racko_rounds.max(1) as f64),
         tally.racko_rounds
     );
+    for (p, name) in ["an even number of", "an odd number of"].iter().enumerate() {
+        let [rounds, first] = tally.by_swaps[p];
+        println!(
+            "  rounds with {name} rack swaps: {rounds} ({:.1}%), Racko called by the first: {:.1}%",
+            100.0 * rounds / (tally.racko_rounds.max(1) as f64),
+            100.0 * first / rounds.max(1.0)
+        );
+    }
     format!(
         "| {} | {} ({shape}) | {players} | {} | {} | {:.1}% | ± {:.1}% | {:.1}% ({:.2}×) |",
         levels[0],

@@ -78,6 +78,10 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "bonus_weight" => &mut tuning.bonus_weight,
             "rival_cost" => &mut tuning.rival_cost,
             "feed_weight" => &mut tuning.feed_weight,
+            "deny_weight" => &mut tuning.deny_weight,
+            "harm_weight" => &mut tuning.harm_weight,
+            "swap_weight" => &mut tuning.swap_weight,
+            "known_min" => &mut tuning.known_min,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;
