@@ -43,6 +43,12 @@ pub struct Tuning {
     /// A rack swap drawn hands this seat the other rack and the other seat this one: with the
     /// other rack known well enough, the draw is valued as `now + swap_weight · (theirs − now)`.
     pub swap_weight: f32,
+    /// With Bonus: the chance counted for each slot a run still waits for (`runs::potential`);
+    /// 0 counts only the run the rack holds.
+    pub run_chance: f32,
+    /// Draws of cost one card of the rack's ordered prefix is worth (it scores 5 points when
+    /// another seat calls Racko, R5.2).
+    pub prefix_weight: f32,
     /// The slots of another rack this seat must know before it reasons about that rack.
     pub known_min: f32,
 }
@@ -61,6 +67,8 @@ impl Tuning {
         deny_weight: 0.0,
         harm_weight: 0.0,
         swap_weight: 0.0,
+        run_chance: 0.0,
+        prefix_weight: 0.0,
         known_min: 12.0,
     };
 }
@@ -75,6 +83,8 @@ pub(crate) struct Field {
     max: u16,
     tuning: Tuning,
     bonus: bool,
+    /// By value: not yet seen (for the runs a rack may still make).
+    unseen: Vec<bool>,
     /// The next seat's rack as far as it is known (EMPTY where not), when it is an opponent's
     /// and known in at least `known_min` slots; with its cost.
     rival: Option<(Slots, f32)>,
@@ -108,6 +118,11 @@ impl Field {
             max,
             tuning,
             bonus: sight.bonus && tuning.bonus_weight > 0.0,
+            unseen: if sight.bonus && tuning.run_chance > 0.0 {
+                sight.unseen.clone()
+            } else {
+                Vec::new()
+            },
             rival: None,
         };
         let next = (sight.me + 1) % sight.players.max(1);
@@ -229,8 +244,14 @@ impl Field {
     /// The rack's cost: least expected draws to order it (0 when it is in order), less the
     /// worth of its run bonus when that is weighed.
     pub(crate) fn cost(&self, rack: &Slots) -> f32 {
-        let draws = self.draws_to_order(rack);
-        if self.bonus {
+        let mut draws = self.draws_to_order(rack);
+        if self.tuning.prefix_weight > 0.0 {
+            draws -= self.tuning.prefix_weight * prefix(rack) as f32;
+        }
+        if self.bonus && self.tuning.run_chance > 0.0 {
+            let run = crate::runs::potential(rack, self.max, &self.unseen, self.tuning.run_chance);
+            draws - self.tuning.bonus_weight * run
+        } else if self.bonus {
             draws - self.tuning.bonus_weight * f32::from(crate::runs::bonus(rack, self.max))
         } else {
             draws
@@ -277,4 +298,17 @@ impl Field {
         }
         best[n - 1]
     }
+}
+
+/// The ordered prefix's length (R5.2): from slot 5 on, while each number card is higher than
+/// every one before it (a joker fits; an empty slot ends it).
+fn prefix(rack: &Slots) -> usize {
+    let mut highest = 0u16;
+    for (i, &card) in rack.iter().enumerate() {
+        if card == EMPTY || (card != JOKER && card <= highest) {
+            return i;
+        }
+        highest = highest.max(card);
+    }
+    12
 }

@@ -23,10 +23,12 @@ pub const TUNED: Tuning = Tuning {
     lookahead: true,
     rival_cost: 0.0,
     feed_weight: 0.0,
-    deny_weight: 0.0,
-    harm_weight: 0.0,
-    swap_weight: 0.0,
-    known_min: 12.0,
+    deny_weight: 0.1,
+    harm_weight: 0.5,
+    swap_weight: 0.5,
+    run_chance: 0.0,
+    prefix_weight: 0.5,
+    known_min: 10.0,
 };
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {

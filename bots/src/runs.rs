@@ -37,13 +37,67 @@ pub(crate) fn longest(rack: &Slots, max: u16) -> usize {
 
 /// The caller's run bonus in points (R7.2): 3 → 60, 4 → 110, 5 → 210, 6 or more → 310.
 pub(crate) fn bonus(rack: &Slots, max: u16) -> u16 {
-    match longest(rack, max) {
+    points(longest(rack, max))
+}
+
+fn points(length: usize) -> u16 {
+    match length {
         0..=2 => 0,
         3 => 60,
         4 => 110,
         5 => 210,
         _ => 310,
     }
+}
+
+/// The run bonus the rack may still reach (R7.2), in points: over the windows of 3 to 6
+/// adjacent slots whose cards lie on one run through a number card of the rack (slot i holds
+/// c + i, or a joker), the window's bonus times `chance` for each of its slots still waiting
+/// for its value. A slot whose value is gone (seen elsewhere) breaks the run.
+pub(crate) fn potential(rack: &Slots, max: u16, unseen: &[bool], chance: f32) -> f32 {
+    let mut best = 0.0f32;
+    let mut lines: Vec<i32> = Vec::with_capacity(12);
+    for (i, &card) in rack.iter().enumerate() {
+        if card != JOKER && card != EMPTY {
+            let c = i32::from(card) - i as i32;
+            if !lines.contains(&c) {
+                lines.push(c);
+            }
+        }
+    }
+    for c in lines {
+        // 0: on the run; 1: waiting for its value; 2: broken.
+        let mut state = [2u8; 12];
+        for (i, &card) in rack.iter().enumerate() {
+            let want = c + i as i32;
+            if want < 1 || want > i32::from(max) {
+                continue;
+            }
+            state[i] = if card == JOKER || i32::from(card) == want {
+                0
+            } else if unseen.get(want as usize).copied().unwrap_or(false) {
+                1
+            } else {
+                2
+            };
+        }
+        for start in 0..10 {
+            let mut waiting = 0;
+            for end in start..12.min(start + 6) {
+                match state[end] {
+                    2 => break,
+                    1 => waiting += 1,
+                    _ => {}
+                }
+                let length = end - start + 1;
+                if length >= 3 {
+                    let value = f32::from(points(length)) * chance.powi(waiting);
+                    best = best.max(value);
+                }
+            }
+        }
+    }
+    best
 }
 
 #[cfg(test)]

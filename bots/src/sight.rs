@@ -154,13 +154,6 @@ impl Sight {
         seats
     }
 
-    /// How many slots of `seat`'s rack this seat knows.
-    pub(crate) fn known_slots(&self, seat: Seat) -> usize {
-        self.known
-            .get(usize::from(seat))
-            .map_or(0, |rack| rack.iter().filter(|c| **c != EMPTY).count())
-    }
-
     /// The slot index a value belongs to on an evenly spread rack.
     pub(crate) fn band(&self, value: u16) -> usize {
         (usize::from(value.saturating_sub(1)) * 12 / usize::from(self.max.max(1))).min(11)

@@ -82,6 +82,8 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "harm_weight" => &mut tuning.harm_weight,
             "swap_weight" => &mut tuning.swap_weight,
             "known_min" => &mut tuning.known_min,
+            "prefix_weight" => &mut tuning.prefix_weight,
+            "run_chance" => &mut tuning.run_chance,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;

@@ -1,6 +1,7 @@
 //! Tests of the game's transitions, by rule. Stacked decks pin every card.
 
 mod examples;
+mod known;
 mod outlast;
 mod playout;
 mod rounds;
