@@ -176,11 +176,9 @@ impl Field {
     pub(crate) fn events(&self, sight: &Sight, now: f32) -> (f32, f32) {
         let events = f32::from(sight.events_unseen);
         let swaps = f32::from(sight.rack_swaps_unseen);
-        if let (Some((_, theirs)), true, 2) = (
-            &self.rival,
-            self.tuning.swap_weight > 0.0,
-            sight.players,
-        ) {
+        if let (Some((_, theirs)), true, 2) =
+            (&self.rival, self.tuning.swap_weight > 0.0, sight.players)
+        {
             let swapped = now + self.tuning.swap_weight * (theirs - now);
             return ((events - swaps) * now + swaps * swapped, events);
         }

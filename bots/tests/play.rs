@@ -179,6 +179,45 @@ fn r3_1_strong_and_basic_take_the_discard_that_orders_the_rack() {
     assert_eq!(decide(Level::Strong, &view, 5), Some(Action::CallRacko));
 }
 
+#[test]
+fn r8_1_a_card_swap_takes_the_card_public_facts_show() {
+    // Seat 1 starts and takes the face-up 32 into its slot 60 (public, R8.1). Seat 0 holds 5
+    // in slot 40 after 27, and draws a card swap (R3.4): the known 32 orders its rack.
+    let counts = DeckCounts::default_for(2).expect("a 2-player deck");
+    let nearly = [2, 6, 10, 14, 18, 22, 27, 5, 35, 39, 43, 47];
+    let other = [1, 3, 4, 7, 8, 9, 11, 12, 13, 15, 16, 17];
+    let stacked =
+        StackedDeck::from_racks(&counts, &[nearly, other], 1, &[number(32), Card::CardSwap]);
+    let (mut game, _) = Game::new(Options::default())
+        .and_then(|g| {
+            g.start_round(&RoundDeal {
+                seed: Seed([5; 32]),
+                stacked: Some(stacked),
+            })
+        })
+        .expect("a dealt round");
+    let slot = racko_rules::Slot;
+    for (seat, action) in [
+        (1, Action::TakeDiscard { slot: slot(60) }),
+        (0, Action::Draw),
+    ] {
+        game.apply_mut(seat, &action).expect("a legal action");
+    }
+    let view = game.view(Viewer::Seat { seat: 0 });
+    assert_eq!(view.drawn, Some(Card::CardSwap));
+    assert_eq!(view.known.len(), 1, "seat 0 knows the 32: {:?}", view.known);
+    let swap = Action::SwapCard {
+        with: 1,
+        their_slot: slot(60),
+        my_slot: slot(40),
+    };
+    for level in [Level::Strong, Level::Expert] {
+        assert_eq!(decide(level, &view, 3), Some(swap), "{level}");
+    }
+    let (after, _) = game.apply(0, &swap).expect("a legal swap");
+    assert!(after.legal_actions(0).contains(&Action::CallRacko));
+}
+
 /// The sparring partners, each against the expert: legal actions only, every game ends.
 #[test]
 fn sparring_partners_play_only_legal_actions_in_every_variant() {

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p racko-bots --example arena -- [--games N] [--players 2|3|4]
-//!     [--variants default|bonus|blitz|choice|partner|all] [--threads T] [--alone N]
+//!     [--variants default|bonus|blitz|choice|partner|noswap|noevents|all] [--threads T] [--alone N]
 //!     [--pairs expert-max,strong-max,expert-strong] [--tuning joker_share=0.1,...]
 //!     [--bench N]
 //! ```
@@ -14,7 +14,8 @@
 //! first-second: with 2 players one against one; with 3 or 4, one seat of the first against
 //! seats of the second; with `partner` (4 players) a team against a team. Seats are drawn at
 //! random for each game (the seat matters: seat 0 deals first). `all` cycles the variants game
-//! by game. `--alone N` plays N solo deals per level: one rack, the 2-player deck, no
+//! by game; `noswap` and `noevents` are the default deck without rack swaps (without any event
+//! card), to measure what those cards do to a pairing. `--alone N` plays N solo deals per level: one rack, the 2-player deck, no
 //! opponent (an event card drawn is laid away with no effect), counting turns from the deal to
 //! an ordered rack. `--bench N` times every decision of N self-play games per level, one
 //! thread (`scripts/bench-bots.sh`).
