@@ -83,13 +83,13 @@ pub(crate) fn potential(rack: &Slots, max: u16, unseen: &[bool], chance: f32) ->
         }
         for start in 0..10 {
             let mut waiting = 0;
-            for end in start..12.min(start + 6) {
-                match state[end] {
+            for (length, slot) in state.iter().skip(start).take(6).enumerate() {
+                match slot {
                     2 => break,
                     1 => waiting += 1,
                     _ => {}
                 }
-                let length = end - start + 1;
+                let length = length + 1;
                 if length >= 3 {
                     let value = f32::from(points(length)) * chance.powi(waiting);
                     best = best.max(value);
@@ -116,5 +116,31 @@ mod tests {
         // E4: the jokers cannot read 0 and -1.
         let e4: Slots = [JOKER, JOKER, 1, 2, 3, 10, 20, 30, 40, 41, 45, 50];
         assert_eq!(longest(&e4, 50), 3);
+    }
+
+    #[test]
+    fn a_run_waiting_for_unseen_values_counts_by_its_chance() {
+        let mut unseen = vec![false; 51];
+        // 10 11 in slots 5 and 10, 40 in slot 15: 12 would make a run of 3 (60 points).
+        let rack: Slots = [10, 11, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49];
+        assert_eq!(
+            potential(&rack, 50, &unseen, 0.5),
+            310.0,
+            "40..49 holds six"
+        );
+        let short: Slots = [10, 11, 30, 1, 2, 3, 40, 5, 46, 7, 48, 9];
+        assert_eq!(
+            potential(&short, 50, &unseen, 0.5),
+            60.0,
+            "1 2 3 is a run of 3"
+        );
+        let waiting: Slots = [10, 11, 30, 1, 2, 33, 4, 35, 6, 37, 8, 39];
+        assert_eq!(
+            potential(&waiting, 50, &unseen, 0.5),
+            0.0,
+            "12 has been seen"
+        );
+        unseen[12] = true;
+        assert_eq!(potential(&waiting, 50, &unseen, 0.5), 30.0);
     }
 }
