@@ -9,6 +9,7 @@
 mod accounts;
 mod audit;
 mod backlog;
+mod bulk;
 mod change;
 mod chat;
 mod conn;
