@@ -160,7 +160,9 @@ pub(super) fn kill_tree(pid: u32, group: bool) -> bool {
     if group {
         kill.arg(format!("-{pid}"));
     }
+    // A process already gone (a tree killed before) makes kill complain: not an error here.
     kill.args(&pids)
+        .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|status| status.success())
 }
