@@ -49,6 +49,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 scope.spawn(move || -> Result<(), String> {
                     let mut rng = StdRng::from_os_rng();
                     let lead = store.reminder_lead();
+                    let mut last_report = Instant::now();
                     let mut first = t * batch;
                     while first < total {
                         let mut made = Vec::with_capacity(batch);
@@ -82,7 +83,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                             .insert_games_in_bulk(&made)
                             .map_err(|e| e.to_string())?;
                         let now_done = done.fetch_add(made.len(), Ordering::Relaxed) + made.len();
-                        if t == 0 && (now_done / batch) % 100 < threads {
+                        if t == 0 && last_report.elapsed() > Duration::from_secs(30) {
+                            last_report = Instant::now();
                             let secs = games_started.elapsed().as_secs_f64();
                             eprintln!(
                                 "{now_done}/{total} games, {:.0} games/s, {:.0} events/s",
