@@ -1,5 +1,7 @@
 //! Games: insert, load, the locking write of a change, and events.
 
+mod bulk;
+
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use uuid::Uuid;

@@ -9,7 +9,6 @@
 mod accounts;
 mod audit;
 mod backlog;
-mod bulk;
 mod change;
 mod chat;
 mod conn;

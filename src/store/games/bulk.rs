@@ -5,11 +5,11 @@
 
 use diesel::prelude::*;
 
-use super::conn::AnyConnection;
-use super::games::game_row;
-use super::rows::{EventRow, SeatRow};
-use super::schema::{game_events, game_seats, games};
-use super::{NewEvent, NewGame, Store, StoreError};
+use super::game_row;
+use crate::store::conn::AnyConnection;
+use crate::store::rows::{EventRow, SeatRow};
+use crate::store::schema::{game_events, game_seats, games};
+use crate::store::{NewEvent, NewGame, Store, StoreError};
 
 /// Rows per INSERT: a statement takes at most 65,535 parameters (a game row has 19 columns).
 const ROWS_PER_INSERT: usize = 2000;
