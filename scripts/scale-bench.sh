@@ -50,8 +50,10 @@ else
     psql "$PG_URL/$full" -qc "VACUUM ANALYZE"
     admin "$full"
 fi
+# A few games, but enough that every measured page is as full as on the populated database
+# (30 open games: a whole lobby page).
 psql "$PG_URL/postgres" -qc "CREATE DATABASE $empty"
-"$scale" populate --db "$PG_URL/$empty" --accounts 100 --finished 100 --active 20 --open 5 --threads 1
+"$scale" populate --db "$PG_URL/$empty" --accounts 100 --finished 100 --active 20 --open 30 --threads 1
 psql "$PG_URL/$empty" -qc "VACUUM ANALYZE"
 admin "$empty"
 

@@ -26,7 +26,7 @@ const QUERIES: [&str; 12] = [
     "export",
     "audit: a game's events",
     "audit: a player's events",
-    "audit: a kind in one day",
+    "audit: one kind from a day",
     "audit: a player's games",
     "sweeper pass",
 ];
@@ -157,11 +157,10 @@ impl Target {
         let mut rng = rand::rng();
         let game = self.finished.choose(&mut rng).cloned().unwrap_or_default();
         let (token, player) = self.players.choose(&mut rng).cloned().unwrap_or_default();
-        let day = racko::store::now() - chrono::Duration::days(rand::random_range(1..360));
-        let (from, to) = (
-            day.format("%Y-%m-%dT00:00:00Z"),
-            day.format("%Y-%m-%dT23:59:59Z"),
-        );
+        // A day far enough back that a full page of the kind follows it on either database
+        // (the log's times are the games' creation times, spread over the last year).
+        let day = racko::store::now() - chrono::Duration::days(rand::random_range(90..360));
+        let from = day.format("%Y-%m-%dT00:00:00Z");
         let (path, as_admin) = match q {
             0 => return self.action(client).await,
             1 => (format!("/v1/games/{game}"), false),
@@ -173,7 +172,7 @@ impl Target {
             7 => (format!("/v1/admin/events?game={game}"), true),
             8 => (format!("/v1/admin/events?player={player}"), true),
             9 => (
-                format!("/v1/admin/events?kind=game_started&from={from}&to={to}"),
+                format!("/v1/admin/events?kind=round_ended&from={from}"),
                 true,
             ),
             10 => (format!("/v1/admin/players/{player}/games"), true),
