@@ -31,6 +31,7 @@ pub mod log_event;
 pub mod log_page;
 mod paging;
 pub mod play;
+pub mod population;
 mod random;
 pub mod ratings;
 pub mod rematch;

@@ -1,5 +1,7 @@
 //! Games: insert, load, the locking write of a change, and events.
 
+mod bulk;
+
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use uuid::Uuid;
@@ -23,7 +25,25 @@ pub(super) fn insert_game(
     count(events.len())?;
     let record = game.record(events.len());
     let at = record.created_at.naive_utc();
-    let row = GameRow {
+    let row = game_row(&record)?;
+    diesel::insert_into(games::table)
+        .values(&row)
+        .execute(conn)?;
+    if let Some(old) = game.rematch_of {
+        link_rematch(conn, old, record.id, at)?;
+    }
+    insert_seats(conn, record.id, &record.seats)?;
+    insert_events(conn, record.id, 1, events, at)?;
+    if let Some(idempotency) = idempotency {
+        insert_idempotency(conn, idempotency)?;
+    }
+    Ok(record)
+}
+
+/// The games row of `record` as written at its creation.
+pub(super) fn game_row(record: &GameRecord) -> Result<GameRow, StoreError> {
+    let at = record.created_at.naive_utc();
+    Ok(GameRow {
         id: record.id.to_string(),
         created_by: record.created_by.to_string(),
         invite_code: record.invite_code.clone(),
@@ -44,19 +64,7 @@ pub(super) fn insert_game(
         spectators: enum_text(&record.access.spectators)?,
         invited: to_json("invited accounts", &record.access.invited)?,
         rated: record.access.rated,
-    };
-    diesel::insert_into(games::table)
-        .values(&row)
-        .execute(conn)?;
-    if let Some(old) = game.rematch_of {
-        link_rematch(conn, old, record.id, at)?;
-    }
-    insert_seats(conn, record.id, &record.seats)?;
-    insert_events(conn, record.id, 1, events, at)?;
-    if let Some(idempotency) = idempotency {
-        insert_idempotency(conn, idempotency)?;
-    }
-    Ok(record)
+    })
 }
 
 /// Links finished game `old` to its rematch `new`, only if it has none yet (the

@@ -32,6 +32,7 @@ mod peer_fcm;
 mod peer_webpush;
 mod play;
 mod play_errors;
+mod population;
 mod push;
 mod push_crash;
 mod push_fairness;

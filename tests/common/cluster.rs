@@ -136,6 +136,37 @@ impl Cluster {
     }
 }
 
+/// SIGKILL, in one `kill`, to process `pid` and every process under it (found by their
+/// parents: a PostgreSQL's backends leave its process group). With `group`, also to the
+/// process group `pid` leads, so that a process forked while the tree was read goes too.
+/// False when `kill` failed (the process was gone already).
+pub(super) fn kill_tree(pid: u32, group: bool) -> bool {
+    let mut pids = vec![pid.to_string()];
+    let mut next = 0;
+    while next < pids.len() {
+        let children = Command::new("pgrep")
+            .args(["-P", &pids[next]])
+            .output()
+            .expect("pgrep runs");
+        pids.extend(
+            String::from_utf8_lossy(&children.stdout)
+                .split_whitespace()
+                .map(str::to_string),
+        );
+        next += 1;
+    }
+    let mut kill = Command::new("kill");
+    kill.args(["-KILL", "--"]);
+    if group {
+        kill.arg(format!("-{pid}"));
+    }
+    // A process already gone (a tree killed before) makes kill complain: not an error here.
+    kill.args(&pids)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
 pub(super) fn postgres_uid() -> u32 {
     let out = Command::new("id")
         .args(["-u", "postgres"])

@@ -4,6 +4,7 @@
 
 #[macro_use]
 pub mod app;
+pub mod autoctl;
 pub mod cluster;
 pub mod db;
 pub mod json;

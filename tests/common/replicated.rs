@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use super::cluster::{bin_dir, free_port, is_root, postgres_uid};
+use super::cluster::{bin_dir, free_port, is_root, kill_tree, postgres_uid};
 
 /// The standby's name, as the primary's `synchronous_standby_names` asks for it.
 const STANDBY_NAME: &str = "racko_standby";
@@ -76,22 +76,11 @@ impl Node {
             .ok()
             .and_then(|text| text.lines().next().map(str::to_string))
             .expect("the postmaster's pid");
-        let children = Command::new("pgrep")
-            .args(["-P", &pid])
-            .output()
-            .expect("pgrep runs");
-        let mut pids = vec![pid.clone()];
-        pids.extend(
-            String::from_utf8_lossy(&children.stdout)
-                .split_whitespace()
-                .map(str::to_string),
+        let pid: u32 = pid.trim().parse().expect("a pid");
+        assert!(
+            kill_tree(pid, false),
+            "SIGKILL sent to the postmaster and its children"
         );
-        let status = Command::new("kill")
-            .arg("-KILL")
-            .args(&pids)
-            .status()
-            .expect("kill runs");
-        assert!(status.success(), "SIGKILL sent to {pids:?}");
         // Gone when its port is free again.
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
