@@ -229,6 +229,7 @@ impl Game {
             Input::TimeOut { seat } => self.time_out(*seat),
             Input::Resign { seat } => self.resign(*seat),
         }?;
+        // Every input passes here, so what each seat knows follows every event.
         self.known.learn(&events, self.players(), &self.racks);
         Ok(events)
     }
@@ -252,9 +253,10 @@ impl Game {
 
     /// `play_mut` of one action.
     pub fn apply_mut(&mut self, seat: Seat, action: &Action) -> Result<Vec<Event>, RulesError> {
-        let events = self.act(seat, action)?;
-        self.known.learn(&events, self.players(), &self.racks);
-        Ok(events)
+        self.play_mut(&Input::Act {
+            seat,
+            action: *action,
+        })
     }
 
     /// Deals the next round (R2, R7.3).

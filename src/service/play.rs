@@ -14,8 +14,8 @@ use super::view::GameView;
 use super::write::{change_game, Asker, Decision, Expect, Written};
 use super::{cancelled, seat_of, Caller, LogEvent, Service};
 use crate::error::{Code, ServiceError};
-use crate::store::GameStatus;
 use crate::store::{GameRecord, StoredAs};
+use crate::store::{GameStatus, SeatRecord};
 
 /// An action with the version of the game the client saw (or send it as `If-Match`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -162,14 +162,19 @@ fn decision(
         log: Vec::new(),
     };
     for event in events {
-        let by = event
-            .actor()
-            .seat()
-            .and_then(|seat| game.seats.iter().find(|s| s.seat == seat))
-            .map(|s| s.account_id);
+        let by = account_acting(&game.seats, &event);
         decision.log(round, by, LogEvent::Play(event));
     }
     decision
+}
+
+/// The account of the seat whose own choice `event` records (`Event::actor`), if any.
+pub(super) fn account_acting(seats: &[SeatRecord], event: &racko_rules::Event) -> Option<Uuid> {
+    event
+        .actor()
+        .seat()
+        .and_then(|seat| seats.iter().find(|s| s.seat == seat))
+        .map(|s| s.account_id)
 }
 
 fn decide(game: &GameRecord, caller: &Caller, action: &Action) -> Result<Decision, ServiceError> {

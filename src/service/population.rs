@@ -107,14 +107,9 @@ pub fn game(
                 action,
             })?;
             for event in events {
-                let by = event
-                    .actor()
-                    .seat()
-                    .and_then(|s| seats.iter().find(|r| r.seat == s))
-                    .map(|r| r.account_id);
                 log.push(Logged {
                     round,
-                    actor: by,
+                    actor: super::play::account_acting(&seats, &event),
                     event: LogEvent::Play(event),
                 });
             }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::cluster::{bin_dir, free_port, is_root, kill_tree, postgres_uid};
+use super::cluster::{bin_dir, free_port, is_root, kill_tree, postgres_temp_dir};
 
 /// The monitor's settings that bound how long it takes to see the primary gone and to give
 /// up on it: a health check every second, one retry, and a node considered unhealthy (and a
@@ -50,13 +50,7 @@ impl Formation {
     /// once the monitor reports them as `primary` and `secondary` and the primary streams to
     /// the standby synchronously.
     pub fn start() -> Formation {
-        let dir =
-            std::env::temp_dir().join(format!("racko_autoctl_{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        if is_root() {
-            std::os::unix::fs::chown(&dir, Some(postgres_uid()), None)
-                .expect("the folder given to the postgres user");
-        }
+        let dir = postgres_temp_dir("racko_autoctl");
         let bin = bin_dir();
         let port = free_port();
         let pgdata = dir.join("monitor").display().to_string();

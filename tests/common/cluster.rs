@@ -28,6 +28,18 @@ pub(super) fn bin_dir() -> PathBuf {
     }
 }
 
+/// A new folder under the temp dir, named `<prefix>_<random>`, owned by the postgres user when
+/// the tests run as root (PostgreSQL refuses to run as root).
+pub(super) fn postgres_temp_dir(prefix: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{prefix}_{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    if is_root() {
+        std::os::unix::fs::chown(&dir, Some(postgres_uid()), None)
+            .expect("the folder given to the postgres user");
+    }
+    dir
+}
+
 pub(super) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use super::cluster::{bin_dir, free_port, is_root, kill_tree, postgres_uid};
+use super::cluster::{bin_dir, free_port, is_root, kill_tree, postgres_temp_dir};
 
 /// The standby's name, as the primary's `synchronous_standby_names` asks for it.
 const STANDBY_NAME: &str = "racko_standby";
@@ -22,13 +22,7 @@ pub struct Node {
 
 impl Node {
     fn new(role: &str) -> Node {
-        let dir =
-            std::env::temp_dir().join(format!("racko_{role}_{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        if is_root() {
-            std::os::unix::fs::chown(&dir, Some(postgres_uid()), None)
-                .expect("the folder given to the postgres user");
-        }
+        let dir = postgres_temp_dir(&format!("racko_{role}"));
         Node {
             dir,
             bin: bin_dir(),

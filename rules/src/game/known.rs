@@ -55,14 +55,11 @@ impl Known {
 
     /// What `viewer` knows of the other racks: (seat, slot, card), by seat and slot.
     pub(crate) fn of(&self, viewer: Seat) -> Vec<(Seat, Slot, Card)> {
-        let mut facts: Vec<(Seat, Slot, Card)> = self
-            .0
+        self.0
             .iter()
             .filter(|f| f.viewer == viewer)
             .map(|f| (f.seat, Slot::from_index(usize::from(f.slot)), f.card))
-            .collect();
-        facts.sort_by_key(|(seat, slot, _)| (*seat, slot.index()));
-        facts
+            .collect()
     }
 
     fn get(&self, viewer: Seat, seat: Seat, slot: u8) -> Option<Card> {
