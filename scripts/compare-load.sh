@@ -16,7 +16,9 @@
 # Environment:
 #   RACKO_BENCH_PG_URL  PostgreSQL server to create the databases on
 #                       (default: postgres://postgres@127.0.0.1:5432/postgres)
-#   BENCH_STORES        stores to measure            (default: "sqlite postgres")
+#   BENCH_STORES        stores to measure            (default: "sqlite postgres"); a pair
+#                       such as "sqlite:postgres" runs A on the first and B on the second,
+#                       to compare the stores (give the same binary as A and B)
 #   BENCH_LOAD          the load tool                (default: target/release/examples/load)
 #   BENCH_LOAD_ARGS     its arguments, word-split    (default: --games 16 --actions 200)
 #   BENCH_READY_SECS    how long a server may take to become ready (default: 30)
@@ -90,10 +92,10 @@ pg_url_of() {
     echo "${base%/*}/$1$query"
 }
 
-# run_once SERVER STORE: one measurement; sets RATE to the actions/s. (Not called in a
+# run_once SERVER STORE SIDE: one measurement of side A or B; sets RATE to the actions/s. (Not called in a
 # subshell, so that the EXIT trap knows the server and database to clean up.)
 run_once() {
-    local server=$1 store=$2 port url log out
+    local server=$1 store=$2 side=$3 port url log out
     port=$(free_port)
     url="http://127.0.0.1:$port"
     log="$WORK/server.log"
@@ -127,7 +129,7 @@ run_once() {
     out=$("$LOAD" --url "$url" "${LOAD_ARGS[@]}") || die "load tool failed against $server ($store)"
     RATE=$(grep -oE '[0-9.]+ actions/s' <<<"$out" | grep -oE '^[0-9.]+') ||
         die "no actions/s in the load tool's output: $out"
-    echo "  $([[ $server == "$A" ]] && echo A || echo B): $out"
+    echo "  $side: $out"
 
     stop_server
     if [[ $store == sqlite ]]; then
@@ -155,17 +157,21 @@ echo "B: $B"
 echo "load tool: $LOAD ${LOAD_ARGS[*]}; $ROUNDS rounds, A,B then B,A alternately"
 REPORT=""
 for store in $STORES; do
-    [[ $store == sqlite || $store == postgres ]] || die "unknown store $store (sqlite, postgres)"
+    store_a=${store%%:*}
+    store_b=${store##*:}
+    for one in "$store_a" "$store_b"; do
+        [[ $one == sqlite || $one == postgres ]] || die "unknown store $one (sqlite, postgres)"
+    done
     load_start=$(loadavg)
     rm -f "$WORK/a" "$WORK/b" "$WORK/ratio"
     for ((round = 1; round <= ROUNDS; round++)); do
         echo "$store, round $round/$ROUNDS"
         if ((round % 2)); then
-            run_once "$A" "$store"; a=$RATE
-            run_once "$B" "$store"; b=$RATE
+            run_once "$A" "$store_a" A; a=$RATE
+            run_once "$B" "$store_b" B; b=$RATE
         else
-            run_once "$B" "$store"; b=$RATE
-            run_once "$A" "$store"; a=$RATE
+            run_once "$B" "$store_b" B; b=$RATE
+            run_once "$A" "$store_a" A; a=$RATE
         fi
         echo "$a" >>"$WORK/a"
         echo "$b" >>"$WORK/b"

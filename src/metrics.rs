@@ -9,7 +9,7 @@ use prometheus::{
     Opts, Registry,
 };
 
-use crate::store::{Backlog, PoolUsage, ReplicaReads};
+use crate::store::{Backlog, GroupCommits, PoolUsage, ReplicaReads};
 
 mod replica;
 
@@ -21,6 +21,8 @@ pub struct Metrics {
     actions_applied: IntCounter,
     version_conflicts: IntCounter,
     db_statements: IntCounter,
+    sqlite_writes: IntCounter,
+    sqlite_commits: IntCounter,
     game_decisions: IntCounter,
     now: NowGauges,
     replica: replica::ReplicaSeries,
@@ -116,12 +118,22 @@ impl Metrics {
             "racko_db_statements_total",
             "Statements (round trips) sent to PostgreSQL",
         )?;
+        let sqlite_writes = IntCounter::new(
+            "racko_sqlite_writes_total",
+            "Writes committed to the SQLite file (several may share a commit)",
+        )?;
+        let sqlite_commits = IntCounter::new(
+            "racko_sqlite_commits_total",
+            "Commits of the SQLite file, each holding one or more writes",
+        )?;
         let game_decisions = IntCounter::new(
             "racko_game_decisions_total",
             "Decisions of a game change: one per change, one more per compare-and-set lost to another writer",
         )?;
         registry.register(Box::new(db_statements.clone()))?;
         registry.register(Box::new(game_decisions.clone()))?;
+        registry.register(Box::new(sqlite_writes.clone()))?;
+        registry.register(Box::new(sqlite_commits.clone()))?;
         registry.register(Box::new(http_requests.clone()))?;
         registry.register(Box::new(http_latency.clone()))?;
         registry.register(Box::new(actions_applied.clone()))?;
@@ -137,6 +149,8 @@ impl Metrics {
             actions_applied,
             version_conflicts,
             db_statements,
+            sqlite_writes,
+            sqlite_commits,
             game_decisions,
         })
     }
@@ -172,6 +186,14 @@ impl Metrics {
     pub fn db_statements(&self, total: u64) {
         self.db_statements.reset();
         self.db_statements.inc_by(total);
+    }
+
+    /// SQLite's writes and the commits they shared, when the store is SQLite.
+    pub fn sqlite_commits(&self, total: GroupCommits) {
+        self.sqlite_writes.reset();
+        self.sqlite_writes.inc_by(total.writes);
+        self.sqlite_commits.reset();
+        self.sqlite_commits.inc_by(total.commits);
     }
 
     /// The read replica's counts and lag, when there is one.

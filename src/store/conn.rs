@@ -2,10 +2,9 @@
 //! pool, and the write transaction (serialized on SQLite).
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diesel::connection::{
@@ -281,35 +280,6 @@ pub fn mark_broken(conn: &mut AnyConnection) {
             AnsiTransactionManager::transaction_manager_status_mut(c).set_in_error()
         }
     }
-}
-
-/// The in-process write lock of an SQLite file. SQLite allows one writer at a time; taking
-/// this lock before a pooled connection makes writers queue here instead of spinning on
-/// SQLITE_BUSY, and one lock per file also covers two `Store`s opened on the same file.
-/// A timed lock: a writer waits at most the lock timeout here (see [`lock`]).
-pub fn sqlite_write_lock(path: &Path) -> Arc<parking_lot::Mutex<()>> {
-    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<parking_lot::Mutex<()>>>>> = OnceLock::new();
-    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut locks = LOCKS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    locks.entry(key).or_default().clone()
-}
-
-/// Takes an SQLite file's write lock, waiting at most `wait`: a writer stuck in its
-/// transaction must not queue every other writer behind it for longer than a lock timeout.
-/// (parking_lot's lock is not poisoned by a panic; the transaction it guarded rolled back.)
-pub fn lock(
-    m: &parking_lot::Mutex<()>,
-    wait: Duration,
-) -> Result<parking_lot::MutexGuard<'_, ()>, StoreError> {
-    m.try_lock_for(wait).ok_or_else(|| {
-        StoreError::Locked(format!(
-            "another writer held the SQLite file for over {} ms",
-            wait.as_millis()
-        ))
-    })
 }
 
 /// Begins a transaction meant to write (see [`write_tx`], which then runs in it).

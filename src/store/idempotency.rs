@@ -10,6 +10,27 @@ use super::rows::IdempotencyRow;
 use super::schema::idempotency_keys;
 use super::*;
 
+/// The answers kept, as the service reads and expires them.
+impl Store {
+    /// The stored response for (account, key), if any.
+    pub fn idempotency_record(
+        &self,
+        account: Uuid,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        self.read(|c| idempotency_record(c, account, key))
+    }
+
+    /// Deletes at most `batch` idempotency records stored before `before`; returns how many.
+    pub fn delete_idempotency_records(
+        &self,
+        before: chrono::DateTime<chrono::Utc>,
+        batch: i64,
+    ) -> Result<usize, StoreError> {
+        self.write(|conn| delete_idempotency_before(conn, before.naive_utc(), batch))
+    }
+}
+
 pub(super) fn insert_idempotency(
     conn: &mut AnyConnection,
     record: &IdempotencyRecord,

@@ -5,7 +5,8 @@ use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
-use super::conn::{sqlite_write_lock, AnyConnection, Target};
+use super::conn::{AnyConnection, Target};
+use super::group_commit::sqlite_write_group;
 use super::StoreError;
 
 const POSTGRES: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -36,9 +37,9 @@ pub fn run(target: &Target) -> Result<(), StoreError> {
                 Target::Sqlite(path, _) => path,
                 Target::Pg(_) => return Err(fail(&"backend mismatch")),
             };
-            let write_lock = sqlite_write_lock(path);
+            let writers = sqlite_write_group(path);
             // Other stores of this process wait behind the migrations, however long they take.
-            let _guard = write_lock.lock();
+            let _guard = writers.lock_alone();
             // One immediate transaction around all of them (each migration nests as a
             // savepoint): another process waits on the file lock, then finds nothing pending.
             AnsiTransactionManager::begin_transaction_sql(&mut conn, "BEGIN IMMEDIATE")?;

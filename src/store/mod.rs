@@ -22,6 +22,7 @@ mod feed;
 mod friend_reads;
 mod friends;
 mod games;
+mod group_commit;
 mod idempotency;
 mod invitations;
 mod list;
@@ -53,6 +54,7 @@ pub use chat::{ChatMessage, ChatPosted, ChatRate, ChatReport, ChatReported, NewC
 pub use devices::{Device, NewDevice, PushDelivery};
 pub use feed::{NewFeedItem, StoredFeedItem};
 pub use friends::{Accepted, Befriended, Bound, Circle, FriendLimits, Related, Unfriend};
+pub use group_commit::GroupCommits;
 pub use outbox::{Attempt, Claimed};
 pub use push_outbox::{ClaimedPush, PushAttempt};
 pub use recent::RecentGames;
@@ -74,8 +76,9 @@ use diesel::r2d2::{Pool, PooledConnection};
 use uuid::Uuid;
 
 pub use conn::Waits;
-use conn::{begin_write, in_begun_tx, lock, sqlite_write_lock, AnyConnection, Manager, Target};
+use conn::{begin_write, in_begun_tx, AnyConnection, Manager, Target};
 pub use error::{BadInput, Conflict, StoreError};
+use group_commit::sqlite_write_group;
 use update::mark_if_lost;
 
 /// libpq's own OpenSSL cleans up in an `atexit` handler by default, which crashes a process
@@ -93,8 +96,8 @@ pub const DEFAULT_REMINDER_LEAD: Duration = Duration::from_secs(6 * 3600);
 pub struct Store {
     pool: Pool<Manager>,
     target: Target,
-    /// SQLite only: writers take it before a connection (see `conn::sqlite_write_lock`).
-    write_lock: Option<Arc<parking_lot::Mutex<()>>>,
+    /// SQLite only: the file's writers, who share commits (see `group_commit`).
+    write_group: Option<Arc<group_commit::WriteGroup>>,
     waits: Waits,
     /// The last try to connect failed (shared with the pool's [`Manager`]).
     down: Arc<AtomicBool>,
@@ -132,8 +135,8 @@ impl Store {
         prepare_tls();
         let target = Target::parse(url)?;
         migrate::run(&target)?;
-        let write_lock = match &target {
-            Target::Sqlite(path, _) => Some(sqlite_write_lock(path)),
+        let write_group = match &target {
+            Target::Sqlite(path, _) => Some(sqlite_write_group(path)),
             Target::Pg(_) => None,
         };
         let down = Arc::new(AtomicBool::new(false));
@@ -158,7 +161,7 @@ impl Store {
         Ok(Store {
             pool,
             target,
-            write_lock,
+            write_group,
             waits,
             down,
             recent: Arc::default(),
@@ -194,6 +197,11 @@ impl Store {
     /// what tests count a request's round trips with. Always 0 on SQLite.
     pub fn statements(&self) -> u64 {
         self.statements.load(Ordering::Relaxed)
+    }
+
+    /// SQLite's writes and the commits they shared (`group_commit`); None on PostgreSQL.
+    pub fn sqlite_commits(&self) -> Option<GroupCommits> {
+        self.write_group.as_deref().map(|group| group.committed())
     }
 
     /// For `/readyz`: one round trip to the database.
@@ -326,26 +334,6 @@ impl Store {
         self.read(|c| games::events(c, game, after, limit))
     }
 
-    // ---- idempotency ----
-
-    /// The stored response for (account, key), if any.
-    pub fn idempotency_record(
-        &self,
-        account: Uuid,
-        key: &str,
-    ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        self.read(|c| idempotency::idempotency_record(c, account, key))
-    }
-
-    /// Deletes at most `batch` idempotency records stored before `before`; returns how many.
-    pub fn delete_idempotency_records(
-        &self,
-        before: chrono::DateTime<chrono::Utc>,
-        batch: i64,
-    ) -> Result<usize, StoreError> {
-        self.write(|conn| idempotency::delete_idempotency_before(conn, before.naive_utc(), batch))
-    }
-
     /// A pooled connection, waiting at most the connect wait. The wait is cut into short
     /// slices so that, once a try to connect has failed (the database is down), the request
     /// is told so at once instead of waiting out the whole time. No connection in time:
@@ -374,21 +362,27 @@ impl Store {
         }
     }
 
-    /// Runs `f` in a write transaction; on SQLite under the file's write lock, taken before
-    /// the pooled connection so that waiting writers do not hold connections.
+    /// Runs `f` in a write transaction. On SQLite the file's writers share transactions and
+    /// commits (`group_commit`): `f` runs in a savepoint of the transaction open when its turn
+    /// comes, and this returns once that transaction has committed.
     fn write<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError> + From<diesel::result::Error>,
     {
-        let _guard = match self.write_lock.as_deref() {
-            Some(m) => Some(lock(m, self.waits.lock)?),
-            None => None,
-        };
-        let mut conn = self.conn()?;
         // A connection lost while it sat idle fails at BEGIN, before anything is sent that
         // could be applied: then the write begins again on another (see `fresh`).
-        self.fresh(&mut conn, begin_write)?;
-        in_begun_tx(&mut conn, f)
+        let begin = || {
+            let mut conn = self.conn()?;
+            self.fresh(&mut conn, begin_write)?;
+            Ok(conn)
+        };
+        match self.write_group.as_deref() {
+            Some(group) => group.write(self.waits.lock, begin, f),
+            None => {
+                let mut conn = begin()?;
+                in_begun_tx(&mut conn, f)
+            }
+        }
     }
 }
 

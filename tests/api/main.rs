@@ -17,6 +17,7 @@ mod deletion_races;
 mod errors;
 mod faults;
 mod friends;
+mod group_commit;
 mod hidden;
 mod hint;
 mod idempotency;
