@@ -21,8 +21,8 @@ pub struct Metrics {
     actions_applied: IntCounter,
     version_conflicts: IntCounter,
     db_statements: IntCounter,
-    sqlite_writes: IntCounter,
-    sqlite_commits: IntCounter,
+    db_writes: IntCounter,
+    db_commits: IntCounter,
     game_decisions: IntCounter,
     now: NowGauges,
     replica: replica::ReplicaSeries,
@@ -118,13 +118,13 @@ impl Metrics {
             "racko_db_statements_total",
             "Statements (round trips) sent to PostgreSQL",
         )?;
-        let sqlite_writes = IntCounter::new(
-            "racko_sqlite_writes_total",
-            "Writes committed to the SQLite file (several may share a commit)",
+        let db_writes = IntCounter::new(
+            "racko_db_writes_total",
+            "Writes committed: on SQLite every write, on PostgreSQL the game changes of the shared statement",
         )?;
-        let sqlite_commits = IntCounter::new(
-            "racko_sqlite_commits_total",
-            "Commits of the SQLite file, each holding one or more writes",
+        let db_commits = IntCounter::new(
+            "racko_db_commits_total",
+            "The commits (on PostgreSQL the statements) that held those writes",
         )?;
         let game_decisions = IntCounter::new(
             "racko_game_decisions_total",
@@ -132,8 +132,8 @@ impl Metrics {
         )?;
         registry.register(Box::new(db_statements.clone()))?;
         registry.register(Box::new(game_decisions.clone()))?;
-        registry.register(Box::new(sqlite_writes.clone()))?;
-        registry.register(Box::new(sqlite_commits.clone()))?;
+        registry.register(Box::new(db_writes.clone()))?;
+        registry.register(Box::new(db_commits.clone()))?;
         registry.register(Box::new(http_requests.clone()))?;
         registry.register(Box::new(http_latency.clone()))?;
         registry.register(Box::new(actions_applied.clone()))?;
@@ -149,8 +149,8 @@ impl Metrics {
             actions_applied,
             version_conflicts,
             db_statements,
-            sqlite_writes,
-            sqlite_commits,
+            db_writes,
+            db_commits,
             game_decisions,
         })
     }
@@ -188,12 +188,12 @@ impl Metrics {
         self.db_statements.inc_by(total);
     }
 
-    /// SQLite's writes and the commits they shared, when the store is SQLite.
-    pub fn sqlite_commits(&self, total: GroupCommits) {
-        self.sqlite_writes.reset();
-        self.sqlite_writes.inc_by(total.writes);
-        self.sqlite_commits.reset();
-        self.sqlite_commits.inc_by(total.commits);
+    /// The writes and the commits (statements) they shared.
+    pub fn shared_commits(&self, total: GroupCommits) {
+        self.db_writes.reset();
+        self.db_writes.inc_by(total.writes);
+        self.db_commits.reset();
+        self.db_commits.inc_by(total.commits);
     }
 
     /// The read replica's counts and lag, when there is one.

@@ -74,9 +74,7 @@ pub async fn metrics(
     }
     state.metrics.db_statements(state.service.statements());
     state.metrics.game_decisions(state.service.decisions());
-    if let Some(total) = state.service.sqlite_commits() {
-        state.metrics.sqlite_commits(total);
-    }
+    state.metrics.shared_commits(state.service.shared_commits());
     let at = state.service.now();
     let backlog = state.db(move |s| s.backlog(at)).await?;
     let replica = state

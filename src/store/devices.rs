@@ -312,8 +312,8 @@ impl Store {
 pub(super) const PG_ENQUEUE: &str = r#", push AS (
     INSERT INTO push_outbox
            (id, device_id, feed_seq, kind, game_id, body, status, attempts, next_at, created_at)
-    SELECT 'push_' || replace(gen_random_uuid()::text, '-', ''), d.id, i.seq, i.kind, $1,
-           i.push_before || i.seq || i.push_after, 'pending', 0, $7, $7
+    SELECT 'push_' || replace(gen_random_uuid()::text, '-', ''), d.id, i.seq, i.kind, i.game_id,
+           i.push_before || i.seq || i.push_after, 'pending', 0, i.at, i.at
       FROM items i
       JOIN push_devices d ON d.account_id = i.account_id
      WHERE d.kinds::jsonb ? i.kind

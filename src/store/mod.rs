@@ -28,6 +28,7 @@ mod invitations;
 mod list;
 mod migrate;
 mod outbox;
+mod pg_batch;
 mod pg_write;
 mod push_outbox;
 mod ratings;
@@ -101,6 +102,8 @@ pub struct Store {
     waits: Waits,
     /// The last try to connect failed (shared with the pool's [`Manager`]).
     down: Arc<AtomicBool>,
+    /// PostgreSQL: the writers whose games' changes share a statement (`pg_batch`).
+    batcher: Arc<pg_batch::Batcher>,
     /// The games this process wrote last, for the next action on them (`recent`).
     recent: Arc<RecentGames>,
     /// The sweeper of this process waits on it (see `due_signal`).
@@ -164,6 +167,7 @@ impl Store {
             write_group,
             waits,
             down,
+            batcher: Arc::default(),
             recent: Arc::default(),
             due: Arc::new(tokio::sync::Notify::new()),
             clock_offset: Arc::new(AtomicI64::new(0)),
@@ -199,9 +203,13 @@ impl Store {
         self.statements.load(Ordering::Relaxed)
     }
 
-    /// SQLite's writes and the commits they shared (`group_commit`); None on PostgreSQL.
-    pub fn sqlite_commits(&self) -> Option<GroupCommits> {
-        self.write_group.as_deref().map(|group| group.committed())
+    /// Writes and the commits they shared: on SQLite every write (`group_commit`), on
+    /// PostgreSQL the game changes written by shared statements (`pg_batch`).
+    pub fn shared_commits(&self) -> GroupCommits {
+        match self.write_group.as_deref() {
+            Some(group) => group.committed(),
+            None => self.batcher.committed(),
+        }
     }
 
     /// For `/readyz`: one round trip to the database.

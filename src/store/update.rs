@@ -6,6 +6,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::conn::{begin_write, in_begun_tx, AnyConnection, Target};
+use super::pg_batch::Batcher;
 use super::{feed, game_wake, games, pg_write};
 use super::{
     Committed, GameChange, GameRecord, Invitee, NewEvent, NewFeedItem, News, Store, StoreError,
@@ -156,7 +157,9 @@ impl Store {
             match decide(&kept) {
                 Ok((change, answer)) => {
                     change.check_base(&kept)?;
-                    match mark_if_lost(&mut conn, |c| write_unlocked(c, &kept, &change)) {
+                    match mark_if_lost(&mut conn, |c| {
+                        write_unlocked(&self.batcher, c, &kept, &change)
+                    }) {
                         Ok(Some(wakes)) => return Ok(Some(Updated::of(change, answer, wakes))),
                         // Another writer came first: decided again on the game read.
                         Ok(None) => {}
@@ -171,7 +174,7 @@ impl Store {
                             if now.is_none_or(|game| game.version != kept.version) {
                                 return Err(e.into());
                             }
-                            let written = write_unlocked(&mut conn, &kept, &change)?;
+                            let written = write_unlocked(&self.batcher, &mut conn, &kept, &change)?;
                             return Ok(written.map(|wakes| Updated::of(change, answer, wakes)));
                         }
                         Err(e) => return Err(e.into()),
@@ -193,7 +196,7 @@ impl Store {
         let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
         change.check_base(&current)?;
         // (A lost connection is dropped by the pool: see `conn::watch_statement`.)
-        let written = write_unlocked(&mut conn, &current, &change)?;
+        let written = write_unlocked(&self.batcher, &mut conn, &current, &change)?;
         Ok(written.map(|wakes| Updated::of(change, answer, wakes)))
     }
 }
@@ -253,16 +256,18 @@ fn write_in_one_statement(
     pg_write::write_change(pg, current, change)
 }
 
-/// The one-statement write outside a transaction: it commits on its own, unless the change
-/// ends the game, whose results and ratings are written with it in one transaction (a lost
-/// compare-and-set writes neither).
+/// The one-statement write outside a transaction: it commits on its own, with the changes of
+/// other games that came at the same time (`pg_batch`), unless the change ends the game, whose
+/// results and ratings are written with it in one transaction (a lost compare-and-set writes
+/// neither).
 fn write_unlocked(
+    batcher: &Batcher,
     conn: &mut AnyConnection,
     current: &GameRecord,
     change: &GameChange,
 ) -> Result<Option<Vec<Wake>>, StoreError> {
     if change.end.is_none() {
-        return write_in_one_statement(conn, current, change);
+        return batcher.write(conn, pg_write::GameRows::new(current, change)?);
     }
     begin_write(conn)?;
     in_begun_tx(conn, |c| {

@@ -83,8 +83,8 @@ async fn actions_on_many_games_at_once_share_commits_and_each_stands_alone() {
         assert_eq!(seqs, (1..=seqs.len() as i64).collect::<Vec<_>>(), "{game}");
     }
     let after = app.scrape().await;
-    let writes = after.rise(&before, "racko_sqlite_writes_total");
-    let commits = after.rise(&before, "racko_sqlite_commits_total");
+    let writes = after.rise(&before, "racko_db_writes_total");
+    let commits = after.rise(&before, "racko_db_commits_total");
     eprintln!("{applied} actions: {writes} writes in {commits} commits");
     assert!(writes >= applied, "{writes} writes for {applied} actions");
     assert!(

@@ -1,5 +1,7 @@
 //! Concurrent writers on one game.
 
+use diesel::connection::SimpleConnection;
+
 use super::*;
 
 store_tests! {
@@ -97,6 +99,159 @@ fn update_game_throughput() {
                 "{backend:?}, {threads} threads, {label}: {n} updates in {secs:.2}s = {:.0}/s",
                 n as f64 / secs
             );
+        }
+    }
+}
+
+/// A write of one game, run on a thread of its own.
+type Job = Box<dyn FnOnce(&Store) -> Result<i64, StoreError> + Send>;
+
+/// Runs `jobs` while two writers of another game wait for its row (held by a transaction of
+/// the test's own): both statements in flight, so the jobs queue, and run together once the
+/// row is let go. Returns their answers and the writes and statements the store counted.
+fn behind_a_held_game(
+    store: &Store,
+    db: &TestDb,
+    jobs: Vec<Job>,
+) -> (Vec<Result<i64, StoreError>>, GroupCommits) {
+    let a = account(store, &format!("holder-{}", Uuid::new_v4().simple()));
+    let held = new_game(&a, vec![seat(0, &a, true)]);
+    let _ = store.insert_game(&held, &[], None).unwrap();
+    let mut holder = PgConnection::establish(&db.url).expect("a connection");
+    holder.batch_execute("BEGIN").unwrap();
+    diesel::sql_query(format!(
+        "SELECT 1 FROM games WHERE id = '{}' FOR UPDATE",
+        held.id
+    ))
+    .execute(&mut holder)
+    .unwrap();
+    let blocked: Vec<_> = (0..2)
+        .map(|_| {
+            let store = store.clone();
+            thread::spawn(move || update_at(&store, held.id, 1, vec![event("x", None)]))
+        })
+        .collect();
+    thread::sleep(std::time::Duration::from_millis(300));
+    let before = store.shared_commits();
+    let queued: Vec<_> = jobs
+        .into_iter()
+        .map(|job| {
+            let store = store.clone();
+            thread::spawn(move || job(&store))
+        })
+        .collect();
+    thread::sleep(std::time::Duration::from_millis(300));
+    holder.batch_execute("COMMIT").unwrap();
+    let answers = queued
+        .into_iter()
+        .map(|t| t.join().expect("no panic"))
+        .collect();
+    let after = store.shared_commits();
+    let held_answers: Vec<_> = blocked
+        .into_iter()
+        .map(|t| t.join().expect("no panic"))
+        .collect();
+    assert_eq!(
+        held_answers.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{held_answers:?}"
+    );
+    let spent = GroupCommits {
+        writes: after.writes - before.writes,
+        commits: after.commits - before.commits,
+    };
+    (answers, spent)
+}
+
+/// PostgreSQL: writers of different games that come while the statements in flight are at
+/// their bound share the next statement (`store::pg_batch`), and each game's change stands or
+/// falls alone: a change decided on a version that is gone writes nothing, one whose key is
+/// taken fails (the shared statement fails, and each writes again alone), the others apply.
+#[test]
+fn writers_of_many_games_share_statements_on_postgres() {
+    if !enabled(TestBackend::Postgres) {
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let store = Store::open(&db.url, 32).expect("the store opens");
+    let a = account(&store, "a");
+    let games = |n: usize| -> Vec<Uuid> {
+        (0..n)
+            .map(|_| {
+                let game = new_game(&a, vec![seat(0, &a, true)]);
+                let _ = store.insert_game(&game, &[], None).unwrap();
+                game.id
+            })
+            .collect()
+    };
+    let plain = |id: Uuid, expected: i64| -> Job {
+        Box::new(move |store| update_at(store, id, expected, vec![event("x", None)]))
+    };
+
+    // Twenty writers queue; one decided on a version that never was.
+    let ids = games(20);
+    let jobs = ids
+        .iter()
+        .enumerate()
+        .map(|(n, id)| plain(*id, if n == 7 { 5 } else { 1 }));
+    let (answers, spent) = behind_a_held_game(&store, &db, jobs.collect());
+    for (n, answer) in answers.iter().enumerate() {
+        if n == 7 {
+            assert!(
+                matches!(answer, Err(StoreError::StaleVersion { current: 1 })),
+                "{answer:?}"
+            );
+            assert_eq!(seqs(&store, ids[n]), Vec::<i64>::new());
+        } else {
+            assert_eq!(answer.as_ref().ok(), Some(&2), "game {n}");
+            assert_eq!(seqs(&store, ids[n]), [1]);
+        }
+    }
+    // 19 changes queued, and the held game's: in far fewer statements.
+    eprintln!(
+        "{} games written by {} statements",
+        spent.writes, spent.commits
+    );
+    assert!(spent.writes == 20 && spent.commits <= 6, "{spent:?}");
+
+    // Again, with one change whose key another game's change took before.
+    let key = IdempotencyRecord {
+        account_id: a.id,
+        key: "k".into(),
+        request_hash: "h".into(),
+        status: 200,
+        body: json!({}),
+        created_at: chrono::Utc::now(),
+        stored_as: StoredAs::Answer,
+    };
+    let keyed = move |store: &Store, id: Uuid| {
+        update(store, id, |current| {
+            let mut c = change(current, vec![event("x", None)]);
+            c.idempotency = Some(key.clone());
+            Ok::<_, StoreError>((c, 2))
+        })
+    };
+    let ids = games(11);
+    keyed(&store, ids[10]).expect("the key is stored");
+    let jobs = ids[..10].iter().enumerate().map(|(n, id)| -> Job {
+        let (id, keyed) = (*id, keyed.clone());
+        match n {
+            3 => Box::new(move |store| keyed(store, id)),
+            _ => plain(id, 1),
+        }
+    });
+    let (answers, _) = behind_a_held_game(&store, &db, jobs.collect());
+    for (n, answer) in answers.iter().enumerate() {
+        if n == 3 {
+            let taken = matches!(
+                answer,
+                Err(StoreError::Conflict(Conflict::IdempotencyKeyTaken))
+            );
+            assert!(taken, "{answer:?}");
+            assert_eq!(seqs(&store, ids[n]), Vec::<i64>::new());
+        } else {
+            assert_eq!(answer.as_ref().ok(), Some(&2), "game {n}");
+            assert_eq!(seqs(&store, ids[n]), [1]);
         }
     }
 }

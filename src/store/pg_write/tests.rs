@@ -1,6 +1,6 @@
 //! The statements' parts, checked.
 
-use super::*;
+use super::statement::*;
 
 /// Each of the 32 statements holds exactly the parts its flags name, and is the one
 /// `statement` gives for those flags.
