@@ -29,7 +29,6 @@ const MOST_IN_A_STATEMENT: usize = 32;
 #[derive(Default)]
 pub struct Batcher {
     queue: Mutex<Queue>,
-    done: Condvar,
     /// Games written by the shared statements, and those statements.
     written: AtomicU64,
     statements: AtomicU64,
@@ -38,19 +37,35 @@ pub struct Batcher {
 #[derive(Default)]
 struct Queue {
     waiting: Vec<Arc<Writer>>,
+    /// Writers leading a statement now, or told to lead the next.
     leaders: usize,
 }
 
-/// A writer's game and, once its statement ran, the outcome.
+/// A writer's game, and what it is told: to lead a batch, or its game's outcome. Each writer
+/// is woken alone, when there is something for it.
 struct Writer {
     rows: GameRows,
-    outcome: Mutex<Option<Outcome>>,
+    told: Mutex<Told>,
+    wake: Condvar,
+}
+
+enum Told {
+    Wait,
+    Lead(Vec<Arc<Writer>>),
+    Done(Outcome),
 }
 
 enum Outcome {
-    Done(Result<Written, StoreError>),
+    Written(Result<Written, StoreError>),
     /// The statement of several games failed: write this one alone.
     Alone,
+}
+
+impl Writer {
+    fn tell(&self, told: Told) {
+        *self.told.lock() = told;
+        self.wake.notify_one();
+    }
 }
 
 impl Batcher {
@@ -62,44 +77,64 @@ impl Batcher {
         };
         let me = Arc::new(Writer {
             rows,
-            outcome: Mutex::new(None),
+            told: Mutex::new(Told::Wait),
+            wake: Condvar::new(),
         });
-        let mut queue = self.queue.lock();
-        queue.waiting.push(me.clone());
-        loop {
-            if let Some(outcome) = me.outcome.lock().take() {
-                drop(queue);
-                return match outcome {
-                    Outcome::Done(written) => written,
-                    Outcome::Alone => Ok(write_games(pg, &[&me.rows])?.pop().flatten()),
-                };
-            }
-            let queued = queue.waiting.iter().any(|w| Arc::ptr_eq(w, &me));
-            if queued && queue.leaders < IN_FLIGHT {
-                let batch = take_batch(&mut queue.waiting);
+        let mut batch = {
+            let mut queue = self.queue.lock();
+            queue.waiting.push(me.clone());
+            (queue.leaders < IN_FLIGHT).then(|| {
                 queue.leaders += 1;
-                drop(queue);
+                take_batch(&mut queue.waiting)
+            })
+        };
+        loop {
+            if let Some(batch) = batch.take() {
                 let ran = catch_unwind(AssertUnwindSafe(|| self.lead(pg, &batch)));
-                queue = self.queue.lock();
-                queue.leaders -= 1;
-                self.done.notify_all();
                 if let Err(panic) = ran {
                     for writer in &batch {
                         let failed = StoreError::Internal("the batch's writer panicked".into());
-                        *writer.outcome.lock() = Some(Outcome::Done(Err(failed)));
+                        writer.tell(Told::Done(Outcome::Written(Err(failed))));
                     }
-                    drop(queue);
+                    self.hand_on();
                     resume_unwind(panic);
                 }
-                continue;
+                self.hand_on();
             }
-            self.done.wait(&mut queue);
+            let mut told = me.told.lock();
+            loop {
+                match std::mem::replace(&mut *told, Told::Wait) {
+                    Told::Wait => me.wake.wait(&mut told),
+                    Told::Lead(next) => {
+                        batch = Some(next);
+                        break;
+                    }
+                    Told::Done(Outcome::Written(written)) => return written,
+                    Told::Done(Outcome::Alone) => {
+                        drop(told);
+                        return Ok(write_games(pg, &[&me.rows])?.pop().flatten());
+                    }
+                }
+            }
         }
     }
-}
 
-impl Batcher {
-    /// Writes the batch's games in one statement and gives each writer its outcome.
+    /// After a statement: the writers queued meanwhile are the next batch, led by its first
+    /// writer; with none, one statement fewer is in flight.
+    fn hand_on(&self) {
+        let mut queue = self.queue.lock();
+        if queue.waiting.is_empty() {
+            queue.leaders -= 1;
+            return;
+        }
+        let next = take_batch(&mut queue.waiting);
+        drop(queue);
+        if let Some(first) = next.first().cloned() {
+            first.tell(Told::Lead(next));
+        }
+    }
+
+    /// Writes the batch's games in one statement and tells each writer its outcome.
     fn lead(&self, pg: &mut diesel::PgConnection, batch: &[Arc<Writer>]) {
         let rows: Vec<&GameRows> = batch.iter().map(|w| &w.rows).collect();
         match write_games(pg, &rows) {
@@ -108,15 +143,15 @@ impl Batcher {
                 self.written.fetch_add(games, Ordering::Relaxed);
                 self.statements.fetch_add(1, Ordering::Relaxed);
                 for (writer, written) in batch.iter().zip(written) {
-                    *writer.outcome.lock() = Some(Outcome::Done(Ok(written)));
+                    writer.tell(Told::Done(Outcome::Written(Ok(written))));
                 }
             }
             Err(e) if batch.len() == 1 => {
-                *batch[0].outcome.lock() = Some(Outcome::Done(Err(e)));
+                batch[0].tell(Told::Done(Outcome::Written(Err(e))));
             }
             Err(_) => {
                 for writer in batch {
-                    *writer.outcome.lock() = Some(Outcome::Alone);
+                    writer.tell(Told::Done(Outcome::Alone));
                 }
             }
         }
