@@ -19,7 +19,7 @@ pub const TUNED: Tuning = Tuning {
     short_penalty: 4.0,
     joker_share: 0.25,
     gap_power: 2.0,
-    bonus_weight: 0.0,
+    bonus_weight: 0.02,
     lookahead: true,
     rival_cost: 0.0,
     feed_weight: 0.0,
