@@ -51,6 +51,12 @@ pub struct Tuning {
     pub prefix_weight: f32,
     /// The slots of another rack this seat must know before it reasons about that rack.
     pub known_min: f32,
+    /// With 2 players and the other rack known well enough: above 0 plays the race, valuing
+    /// every draw's outcomes by the chance to lose the round (`Field::score`) rather than by
+    /// draws; the other rack's draws count this many times (its player may be slower).
+    pub race: f32,
+    /// Draws of cost laying the card costs that would order the next seat's known rack.
+    pub finish_guard: f32,
 }
 
 impl Tuning {
@@ -70,6 +76,8 @@ impl Tuning {
         run_chance: 0.0,
         prefix_weight: 0.0,
         known_min: 12.0,
+        race: 0.0,
+        finish_guard: 0.0,
     };
 }
 
@@ -88,6 +96,8 @@ pub(crate) struct Field {
     /// The next seat's rack as far as it is known (EMPTY where not), when it is an opponent's
     /// and known in at least `known_min` slots; with its cost.
     rival: Option<(Slots, f32)>,
+    /// A game of two players (a rack swap can only hit the other one).
+    two: bool,
 }
 
 impl Field {
@@ -124,10 +134,14 @@ impl Field {
                 Vec::new()
             },
             rival: None,
+            two: sight.players == 2,
         };
         let next = (sight.me + 1) % sight.players.max(1);
-        let watched =
-            tuning.deny_weight > 0.0 || tuning.swap_weight > 0.0 || tuning.harm_weight > 0.0;
+        let watched = tuning.deny_weight > 0.0
+            || tuning.swap_weight > 0.0
+            || tuning.harm_weight > 0.0
+            || tuning.race > 0.0
+            || tuning.finish_guard > 0.0;
         if watched && next != sight.me && sight.side(next) != sight.side(sight.me) {
             if let Some(rack) = sight.known.get(usize::from(next)) {
                 let known = rack.iter().filter(|c| **c != EMPTY).count();
@@ -154,7 +168,13 @@ impl Field {
             next[i] = card;
             best = best.min(self.draws_to_order(&next));
         }
-        self.tuning.deny_weight * (now - best)
+        // A card that orders the known rack lets that seat call Racko at once.
+        let finish = if best <= 0.0 {
+            self.tuning.finish_guard
+        } else {
+            0.0
+        };
+        self.tuning.deny_weight * (now - best) + finish
     }
 
     /// The draws giving `card` into slot index `slot` of the next seat's rack costs it,
@@ -170,17 +190,24 @@ impl Field {
         self.tuning.harm_weight * (self.draws_to_order(&next) - now)
     }
 
-    /// The summed cost and weight of the event cards a draw may bring, the rack costing `now`:
-    /// a rack swap (R3.4) hands this seat another rack, of `rival_cost` when that is weighed;
-    /// any other event leaves the rack as it is.
+    /// The summed score (`score`) and weight of the event cards a draw may bring, the rack
+    /// costing `now`: a rack swap (R3.4) hands this seat another rack, of `rival_cost` when
+    /// that is weighed; any other event leaves the rack as it is.
     pub(crate) fn events(&self, sight: &Sight, now: f32) -> (f32, f32) {
         let events = f32::from(sight.events_unseen);
         let swaps = f32::from(sight.rack_swaps_unseen);
-        if let (Some((_, theirs)), true, 2) =
-            (&self.rival, self.tuning.swap_weight > 0.0, sight.players)
-        {
-            let swapped = now + self.tuning.swap_weight * (theirs - now);
-            return ((events - swaps) * now + swaps * swapped, events);
+        if let (Some((_, theirs)), 2) = (&self.rival, sight.players) {
+            if self.racing() {
+                // The racks change hands: this seat then loses as the other seat would now
+                // (each rack's draws counted at its new player's pace).
+                let pace = self.tuning.race;
+                let lost = theirs / (theirs + pace * now.max(0.05));
+                return ((events - swaps) * self.score(now) + swaps * lost, events);
+            }
+            if self.tuning.swap_weight > 0.0 {
+                let swapped = now + self.tuning.swap_weight * (theirs - now);
+                return ((events - swaps) * now + swaps * swapped, events);
+            }
         }
         if self.tuning.rival_cost > 0.0 {
             (
@@ -189,6 +216,35 @@ impl Field {
             )
         } else {
             (events * now, events)
+        }
+    }
+
+    /// Playing the race: the other rack is known and there is no third seat.
+    fn racing(&self) -> bool {
+        self.tuning.race > 0.0 && self.two && self.rival.is_some()
+    }
+
+    /// What a draw's outcomes are averaged by: the cost itself, or when racing the chance to
+    /// lose the round, each rack finishing by a steady chance per turn of one over its cost
+    /// (so a rack of cost `c` against one of `t` loses with `c / (c + t)`).
+    pub(crate) fn score(&self, cost: f32) -> f32 {
+        match &self.rival {
+            // The ordered prefix's worth can take a cost below 0: an ordered rack loses never.
+            Some((_, theirs)) if self.racing() => {
+                let cost = cost.max(0.05);
+                cost / (cost + theirs * self.tuning.race)
+            }
+            _ => cost,
+        }
+    }
+
+    /// The cost whose score is `score` (the inverse of `score`).
+    pub(crate) fn unscore(&self, score: f32) -> f32 {
+        match &self.rival {
+            Some((_, theirs)) if self.racing() => {
+                score * theirs * self.tuning.race / (1.0 - score).max(1e-3)
+            }
+            _ => score,
         }
     }
 

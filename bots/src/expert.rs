@@ -19,7 +19,7 @@ pub const TUNED: Tuning = Tuning {
     short_penalty: 4.0,
     joker_share: 0.25,
     gap_power: 2.0,
-    bonus_weight: 0.0,
+    bonus_weight: 0.02,
     lookahead: true,
     rival_cost: 0.0,
     feed_weight: 0.0,
@@ -29,6 +29,8 @@ pub const TUNED: Tuning = Tuning {
     run_chance: 0.0,
     prefix_weight: 0.5,
     known_min: 10.0,
+    race: 0.0,
+    finish_guard: 0.0,
 };
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {
@@ -93,13 +95,13 @@ fn after_next_draw(sight: &Sight, field: &Field, rack: &Slots) -> f32 {
     let (mut total, mut weight) = (0.0f32, 0.0f32);
     for v in 1..=sight.max {
         if sight.unseen[usize::from(v)] && !rack.contains(&v) {
-            total += best_with(field, rack, v, now);
+            total += field.score(best_with(field, rack, v, now));
             weight += 1.0;
         }
     }
     let jokers = f32::from(sight.jokers_unseen);
     if jokers > 0.0 {
-        total += jokers * best_with(field, rack, JOKER, now);
+        total += jokers * field.score(best_with(field, rack, JOKER, now));
         weight += jokers;
     }
     let (cost, events) = field.events(sight, now);
@@ -108,6 +110,6 @@ fn after_next_draw(sight: &Sight, field: &Field, rack: &Slots) -> f32 {
     if weight == 0.0 {
         now
     } else {
-        total / weight
+        field.unscore(total / weight)
     }
 }

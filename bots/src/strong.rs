@@ -133,14 +133,14 @@ fn expected_draw(sight: &Sight, field: &Field, now: f32) -> f32 {
             sight.unseen[usize::from(v)]
         };
         if possible {
-            total += best_with(field, &sight.rack, v, now);
+            total += field.score(best_with(field, &sight.rack, v, now));
             weight += 1.0;
         }
     }
     if !from_discard {
         let jokers = f32::from(sight.jokers_unseen);
         if jokers > 0.0 {
-            total += jokers * best_with(field, &sight.rack, JOKER, now);
+            total += jokers * field.score(best_with(field, &sight.rack, JOKER, now));
             weight += jokers;
         }
         // An event card leaves the rack as it is (a skip), changes it blindly or swaps it.
@@ -151,7 +151,7 @@ fn expected_draw(sight: &Sight, field: &Field, now: f32) -> f32 {
     if weight == 0.0 {
         now
     } else {
-        total / weight
+        field.unscore(total / weight)
     }
 }
 

@@ -97,6 +97,8 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                     rival_cost: 15.0,
                     feed_weight: 2.0,
                     bonus_weight: 0.05,
+                    race: 1.0,
+                    finish_guard: 20.0,
                     ..expert::TUNED
                 };
                 assert_eq!(

@@ -84,6 +84,8 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "known_min" => &mut tuning.known_min,
             "prefix_weight" => &mut tuning.prefix_weight,
             "run_chance" => &mut tuning.run_chance,
+            "race" => &mut tuning.race,
+            "finish_guard" => &mut tuning.finish_guard,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;
