@@ -20,6 +20,8 @@
 #                       such as "sqlite:postgres" runs A on the first and B on the second,
 #                       to compare the stores (give the same binary as A and B)
 #   BENCH_LOAD          the load tool                (default: target/release/examples/load)
+#   BENCH_LOAD_A        the load tool for A, when an older A needs the load tool of its own
+#                       tree (its API differed)     (default: BENCH_LOAD)
 #   BENCH_LOAD_ARGS     its arguments, word-split    (default: --games 16 --actions 200)
 #   BENCH_READY_SECS    how long a server may take to become ready (default: 30)
 set -euo pipefail
@@ -37,6 +39,7 @@ ROUNDS=${3:-5}
 PG_URL=${RACKO_BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 STORES=${BENCH_STORES:-sqlite postgres}
 LOAD=${BENCH_LOAD:-target/release/examples/load}
+LOAD_A=${BENCH_LOAD_A:-$LOAD}
 read -r -a LOAD_ARGS <<<"${BENCH_LOAD_ARGS:---games 16 --actions 200}"
 READY_SECS=${BENCH_READY_SECS:-30}
 
@@ -44,7 +47,7 @@ die() {
     echo "compare-load: $*" >&2
     exit 1
 }
-for bin in "$A" "$B" "$LOAD"; do
+for bin in "$A" "$B" "$LOAD" "$LOAD_A"; do
     [[ -x $bin ]] || die "$bin: not an executable file"
 done
 
@@ -126,7 +129,9 @@ run_once() {
         waited=$((waited + 1))
     done
 
-    out=$("$LOAD" --url "$url" "${LOAD_ARGS[@]}") || die "load tool failed against $server ($store)"
+    local load=$LOAD
+    [[ $side == A ]] && load=$LOAD_A
+    out=$("$load" --url "$url" "${LOAD_ARGS[@]}") || die "load tool failed against $server ($store)"
     RATE=$(grep -oE '[0-9.]+ actions/s' <<<"$out" | grep -oE '^[0-9.]+') ||
         die "no actions/s in the load tool's output: $out"
     echo "  $side: $out"

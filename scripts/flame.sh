@@ -102,7 +102,7 @@ LOAD_PID=""
 grep -E 'actions/s' "$WORK/load.out" || true
 
 perf script -i "$WORK/perf.data" 2>/dev/null | "$TOOLS/bin/inferno-collapse-perf" >"$WORK/folded"
-"$TOOLS/bin/inferno-flamegraph" --title "racko serve ($STORE): ${LOAD_ARGS[*]}" \
+"$TOOLS/bin/inferno-flamegraph" --minwidth 1 --title "racko serve ($STORE): ${LOAD_ARGS[*]}" \
     <"$WORK/folded" >"$OUT"
 echo "flame graph: $OUT"
 [[ -n ${BENCH_FOLDED:-} ]] && cp "$WORK/folded" "$BENCH_FOLDED"
