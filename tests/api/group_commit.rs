@@ -3,28 +3,15 @@
 //! gapless, and a refused action of one game changes nothing of the others'.
 
 use futures_util::future::join_all;
-use racko_rules::View;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::app::{json_body, spawn_app, TestApp};
+use crate::common::app::{json_body, spawn_app};
 use crate::common::db::TestBackend;
-use crate::tables::{players, post_action, small_game, view, Player};
+use crate::tables::{next_move, players, post_action, small_game};
 
 const GAMES: usize = 12;
 const ROUNDS: usize = 6;
-
-/// The player to act in `game` and the body of a legal action, as a client picks it.
-async fn next_move(app: &TestApp, table: &[Player], game: &str) -> (usize, Value) {
-    for (i, player) in table.iter().enumerate() {
-        let seen = view(app, player, game).await;
-        let table_view: View = serde_json::from_value(seen["table"].clone()).expect("a view");
-        if let Some(action) = racko_sample::choose(&table_view) {
-            return (i, json!({ "version": seen["version"], "action": action }));
-        }
-    }
-    panic!("nobody may act in {game}");
-}
 
 #[actix_web::test]
 async fn actions_on_many_games_at_once_share_commits_and_each_stands_alone() {

@@ -1,7 +1,7 @@
 //! Support for the game tests: players, stacked decks, seating a table, acting, and reading
 //! cards out of answers.
 
-use racko_rules::{Card, DeckCounts, StackedDeck};
+use racko_rules::{Card, DeckCounts, StackedDeck, View};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 
@@ -204,4 +204,16 @@ pub async fn small_game(app: &TestApp, table: &[Player]) -> String {
     let round = StackedDeck::from_racks(&cards, &racks, 1, &[n(25), n(26)]);
     let options = json!({ "players": 2, "deck": cards });
     start_game(app, table, options, &[round]).await
+}
+
+/// The next move of whoever may act, with the version their view had.
+pub async fn next_move(app: &TestApp, table: &[Player], game: &str) -> (usize, Value) {
+    for (i, player) in table.iter().enumerate() {
+        let seen = view(app, player, game).await;
+        let table_view: View = serde_json::from_value(seen["table"].clone()).expect("a view");
+        if let Some(action) = racko_sample::choose(&table_view) {
+            return (i, json!({ "version": seen["version"], "action": action }));
+        }
+    }
+    panic!("nobody may act in {game}");
 }

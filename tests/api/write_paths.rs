@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use racko_rules::View;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -19,7 +18,7 @@ use crate::audit::stacked::decks;
 use crate::audit::{account, stacked_game, Who};
 use crate::common::app::{json_body, spawn_app_with, TestApp};
 use crate::common::db::{enabled, TestBackend};
-use crate::tables::{players, post_with, small_game, view, Player};
+use crate::tables::{next_move, players, post_with, small_game, Player};
 
 /// The rows a change writes, in order, as stored text.
 #[derive(QueryableByName)]
@@ -268,18 +267,6 @@ async fn both_stores_write_the_same_rows() {
 }
 
 const DECISIONS: &str = "racko_game_decisions_total";
-
-/// The next move of whoever may act, with the version their view had.
-async fn next_move(app: &TestApp, table: &[Player], game: &str) -> (usize, Value) {
-    for (i, player) in table.iter().enumerate() {
-        let seen = view(app, player, game).await;
-        let table_view: View = serde_json::from_value(seen["table"].clone()).expect("a view");
-        if let Some(action) = racko_sample::choose(&table_view) {
-            return (i, json!({ "version": seen["version"], "action": action }));
-        }
-    }
-    panic!("nobody may act in {game}");
-}
 
 /// Sends `body` as `player`'s action and returns its status and the decisions it took.
 async fn decisions_of(
