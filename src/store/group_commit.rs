@@ -114,7 +114,16 @@ impl WriteGroup {
             return Err(StoreError::Internal("no open write transaction".into()).into());
         };
         let outcome = batch.outcome.clone();
-        let ran = catch_unwind(AssertUnwindSafe(|| in_savepoint(&mut batch.conn, f)));
+        // The first writer of a transaction needs no savepoint: should its work fail, nobody
+        // else's is there, and the whole transaction is rolled back.
+        let first = batch.writers == 0;
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            if first {
+                Ok(f(&mut batch.conn))
+            } else {
+                in_savepoint(&mut batch.conn, f)
+            }
+        }));
         let done = match ran {
             Ok(Ok(done)) => done,
             Ok(Err(e)) => {
@@ -128,6 +137,10 @@ impl WriteGroup {
                 resume_unwind(panic)
             }
         };
+        if first && done.is_err() {
+            self.roll_back(&mut open);
+            return done;
+        }
         let writers = open.as_ref().map_or(0, |batch| batch.writers + 1);
         if let Some(batch) = open.as_mut() {
             batch.writers = writers;
@@ -206,6 +219,16 @@ impl WriteGroup {
         self.committed.notify_all();
     }
 
+    /// Rolls back the open transaction, which holds no writer's work.
+    fn roll_back(&self, open: &mut Option<Batch>) {
+        let Some(mut batch) = open.take() else {
+            return;
+        };
+        if Tm::rollback_transaction(&mut batch.conn).is_err() {
+            mark_broken(&mut batch.conn);
+        }
+    }
+
     /// Rolls the open transaction back: every writer in it gets `cause`.
     fn abandon(&self, open: &mut Option<Batch>, cause: StoreError) {
         let Some(mut batch) = open.take() else {
@@ -236,7 +259,7 @@ fn in_savepoint<T, E>(
 
 /// The same error for another writer of the batch (store errors are not `Clone`: their
 /// causes are not).
-fn copy(e: &StoreError) -> StoreError {
+pub(super) fn copy(e: &StoreError) -> StoreError {
     match e {
         StoreError::Unavailable(s) => StoreError::Unavailable(s.clone()),
         StoreError::Busy(s) => StoreError::Busy(s.clone()),

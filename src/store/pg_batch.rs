@@ -7,8 +7,10 @@
 //! statement on its own connection, then hands each writer its game's outcome. A lone writer
 //! leads at once, so a single action waits for no one. Each game's compare-and-set is decided
 //! on its own: a game that lost it is told so, and the others are written. When the
-//! statement fails as a whole (a taken key of one game fails them all), each writer of more
-//! than one writes its game again alone, so one game's refusal is never another's.
+//! statement is refused as a whole (a taken key of one game fails them all), each writer of
+//! more than one writes its game again alone, so one game's refusal is never another's. When
+//! the connection fails, the statement may have committed: each writer gets that error, as a
+//! writer alone would, and its caller looks at the game before writing again.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +19,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 
 use super::conn::AnyConnection;
+use super::group_commit::copy;
 use super::pg_write::{write_games, GameRows, Written};
 use super::{GroupCommits, StoreError};
 
@@ -149,6 +152,14 @@ impl Batcher {
             Err(e) if batch.len() == 1 => {
                 batch[0].tell(Told::Done(Outcome::Written(Err(e))));
             }
+            // The connection failed: the statement may have committed. Each writer is told so,
+            // and finds out from its game, as a writer alone would.
+            Err(e @ StoreError::Unavailable(_)) => {
+                for writer in batch {
+                    writer.tell(Told::Done(Outcome::Written(Err(copy(&e)))));
+                }
+            }
+            // PostgreSQL refused the statement: nothing of it was written.
             Err(_) => {
                 for writer in batch {
                     writer.tell(Told::Done(Outcome::Alone));

@@ -135,6 +135,16 @@ fn a_failed_writer_takes_back_its_own_work_only() {
 }
 
 #[test]
+fn a_lone_failed_writer_leaves_nothing() {
+    let (_dir, store) = store();
+    let failed = insert(&store, 1, || Err(StoreError::NotFound));
+    assert!(matches!(failed, Err(StoreError::NotFound)), "{failed:?}");
+    assert_eq!(committed(&store), Vec::<i64>::new());
+    insert(&store, 2, || Ok(())).expect("written");
+    assert_eq!(committed(&store), [2]);
+}
+
+#[test]
 fn a_panicking_writer_takes_back_everybodys_work() {
     let (_dir, store) = store();
     let (first, second) = two_writers(&store, || panic!("a bug in a decision"));
