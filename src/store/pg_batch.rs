@@ -3,8 +3,10 @@
 //! The cost of PostgreSQL's one-statement write is mostly the statement's own (setting up
 //! its parts, the commit), not its rows. So a writer that finds the statements in flight at
 //! their bound ([`IN_FLIGHT`]) queues its game's rows; the next writer free to lead takes every
-//! queued game (one change per game, at most [`MOST_IN_A_STATEMENT`]) and writes them in one
-//! statement on its own connection, then hands each writer its game's outcome. A lone writer
+//! queued game (at most [`MOST_IN_A_STATEMENT`]) and writes them in one statement on its own
+//! connection, then hands each writer its game's outcome. A change of a game that is already
+//! queued or in flight is written alone, as before statements were shared: so a game whose
+//! row a slow transaction holds keeps at most one statement waiting, not every game behind it. A lone writer
 //! leads at once, so a single action waits for no one. Each game's compare-and-set is decided
 //! on its own: a game that lost it is told so, and the others are written. When the
 //! statement is refused as a whole (a taken key of one game fails them all), each writer of
@@ -12,6 +14,7 @@
 //! the connection fails, the statement may have committed: each writer gets that error, as a
 //! writer alone would, and its caller looks at the game before writing again.
 
+use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -40,6 +43,8 @@ pub struct Batcher {
 #[derive(Default)]
 struct Queue {
     waiting: Vec<Arc<Writer>>,
+    /// The games of the statements in flight.
+    in_flight: HashSet<String>,
     /// Writers leading a statement now, or told to lead the next.
     leaders: usize,
 }
@@ -85,10 +90,19 @@ impl Batcher {
         });
         let mut batch = {
             let mut queue = self.queue.lock();
+            // Another change of this game is queued or being written: this one writes alone
+            // and waits for the game's row by itself, as it did before statements were
+            // shared, so that a game held long (a slow transaction) holds up no other game.
+            let game = &me.rows.game;
+            if queue.in_flight.contains(game) || queue.waiting.iter().any(|w| &w.rows.game == game)
+            {
+                drop(queue);
+                return Ok(write_games(pg, &[&me.rows])?.pop().flatten());
+            }
             queue.waiting.push(me.clone());
             (queue.leaders < IN_FLIGHT).then(|| {
                 queue.leaders += 1;
-                take_batch(&mut queue.waiting)
+                take_batch(&mut queue)
             })
         };
         loop {
@@ -99,10 +113,10 @@ impl Batcher {
                         let failed = StoreError::Internal("the batch's writer panicked".into());
                         writer.tell(Told::Done(Outcome::Written(Err(failed))));
                     }
-                    self.hand_on();
+                    self.hand_on(&batch);
                     resume_unwind(panic);
                 }
-                self.hand_on();
+                self.hand_on(&batch);
             }
             let mut told = me.told.lock();
             loop {
@@ -124,13 +138,16 @@ impl Batcher {
 
     /// After a statement: the writers queued meanwhile are the next batch, led by its first
     /// writer; with none, one statement fewer is in flight.
-    fn hand_on(&self) {
+    fn hand_on(&self, done: &[Arc<Writer>]) {
         let mut queue = self.queue.lock();
+        for writer in done {
+            queue.in_flight.remove(&writer.rows.game);
+        }
         if queue.waiting.is_empty() {
             queue.leaders -= 1;
             return;
         }
-        let next = take_batch(&mut queue.waiting);
+        let next = take_batch(&mut queue);
         drop(queue);
         if let Some(first) = next.first().cloned() {
             first.tell(Told::Lead(next));
@@ -177,17 +194,13 @@ impl Batcher {
     }
 }
 
-/// Takes the queued writers of distinct games, first come first, at most a statement's worth;
-/// a second change of a game waits for the next statement.
-fn take_batch(waiting: &mut Vec<Arc<Writer>>) -> Vec<Arc<Writer>> {
-    let mut batch: Vec<Arc<Writer>> = Vec::new();
-    waiting.retain(|writer| {
-        let take = batch.len() < MOST_IN_A_STATEMENT
-            && !batch.iter().any(|w| w.rows.game == writer.rows.game);
-        if take {
-            batch.push(writer.clone());
-        }
-        !take
-    });
+/// Takes the queued writers, first come first, at most a statement's worth, and counts their
+/// games in flight. (Each game is queued once: see [`Batcher::write`].)
+fn take_batch(queue: &mut Queue) -> Vec<Arc<Writer>> {
+    let taken = queue.waiting.len().min(MOST_IN_A_STATEMENT);
+    let batch: Vec<Arc<Writer>> = queue.waiting.drain(..taken).collect();
+    for writer in &batch {
+        queue.in_flight.insert(writer.rows.game.clone());
+    }
     batch
 }

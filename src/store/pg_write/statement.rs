@@ -3,9 +3,7 @@
 //! Every parameter is an array with a row per game (the games' part) or per row written, each
 //! row naming its game, so one statement writes the changes of several games
 //! (`pg_batch`). Every part is driven by the games the `UPDATE games` returned: a game whose
-//! compare-and-set found another version writes nothing else. Neither does a game whose row
-//! another transaction holds (`SKIP LOCKED`): its writer takes the locking path and waits
-//! there alone, instead of the statement, and every game in it, waiting for that row. PostgreSQL sets up every part of
+//! compare-and-set found another version writes nothing else. PostgreSQL sets up every part of
 //! a statement for each run, so a part the changes have nothing for is left out rather than
 //! run on empty arrays (a draw writes the game and its events only). Parameters keep their
 //! numbers in every variant; unused ones are bound all the same.
@@ -23,8 +21,7 @@ WITH given AS (
        SET state = x.state, status = x.status, version = x.next_version,
            last_seq = x.last_seq, updated_at = x.at, due_at = x.due_at
       FROM given x
-     WHERE games.id = x.id AND games.version = x.version
-       AND games.id IN (SELECT id FROM games WHERE id = ANY($1::text[]) FOR UPDATE SKIP LOCKED)
+     WHERE games.id = x.id AND games.version = x.version AND games.id = ANY($1::text[])
  RETURNING games.id, x.next_version AS version, x.at
 ), new_events AS (
     INSERT INTO game_events (game_id, seq, round, kind, actor, payload, created_at)
