@@ -28,7 +28,7 @@ use diesel::Connection;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use super::conn::{mark_broken, AnyConnection, Manager};
-use super::StoreError;
+use super::{Store, StoreError};
 
 /// At most this many writers share a commit, so the first of them waits a bounded time.
 pub const MOST_IN_A_COMMIT: usize = 32;
@@ -52,6 +52,17 @@ pub fn sqlite_write_group(path: &Path) -> Arc<WriteGroup> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     groups.entry(key).or_default().clone()
+}
+
+impl Store {
+    /// Writes and the commits they shared: on SQLite every write (`group_commit`), on
+    /// PostgreSQL the game changes written by shared statements (`pg_batch`).
+    pub fn shared_commits(&self) -> GroupCommits {
+        match self.write_group.as_deref() {
+            Some(group) => group.committed(),
+            None => self.batcher.committed(),
+        }
+    }
 }
 
 /// One SQLite file's writers (see the module docs). One per file in a process.

@@ -203,15 +203,6 @@ impl Store {
         self.statements.load(Ordering::Relaxed)
     }
 
-    /// Writes and the commits they shared: on SQLite every write (`group_commit`), on
-    /// PostgreSQL the game changes written by shared statements (`pg_batch`).
-    pub fn shared_commits(&self) -> GroupCommits {
-        match self.write_group.as_deref() {
-            Some(group) => group.committed(),
-            None => self.batcher.committed(),
-        }
-    }
-
     /// For `/readyz`: one round trip to the database.
     pub fn ping(&self) -> Result<(), StoreError> {
         self.read(|c| Ok(c.batch_execute("SELECT 1")?))
