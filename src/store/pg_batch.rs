@@ -23,7 +23,7 @@ use parking_lot::{Condvar, Mutex};
 
 use super::conn::AnyConnection;
 use super::group_commit::copy;
-use super::pg_write::{write_games, GameRows, Written};
+use super::pg_write::{write_game, write_games, GameRows, Written};
 use super::{GroupCommits, StoreError};
 
 /// Statements of one process in flight at once: more would only queue in PostgreSQL.
@@ -97,7 +97,7 @@ impl Batcher {
             if queue.in_flight.contains(game) || queue.waiting.iter().any(|w| &w.rows.game == game)
             {
                 drop(queue);
-                return Ok(write_games(pg, &[&me.rows])?.pop().flatten());
+                return write_game(pg, &me.rows);
             }
             queue.waiting.push(me.clone());
             (queue.leaders < IN_FLIGHT).then(|| {
@@ -129,7 +129,7 @@ impl Batcher {
                     Told::Done(Outcome::Written(written)) => return written,
                     Told::Done(Outcome::Alone) => {
                         drop(told);
-                        return Ok(write_games(pg, &[&me.rows])?.pop().flatten());
+                        return write_game(pg, &me.rows);
                     }
                 }
             }

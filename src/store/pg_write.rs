@@ -135,8 +135,12 @@ pub(super) fn write_change(
     current: &GameRecord,
     change: &GameChange,
 ) -> Result<Written, StoreError> {
-    let rows = GameRows::new(current, change)?;
-    Ok(write_games(pg, &[&rows])?.pop().flatten())
+    write_game(pg, &GameRows::new(current, change)?)
+}
+
+/// Writes one game's rows alone.
+pub(super) fn write_game(pg: &mut PgConnection, rows: &GameRows) -> Result<Written, StoreError> {
+    Ok(write_games(pg, &[rows])?.pop().flatten())
 }
 
 #[derive(QueryableByName)]
