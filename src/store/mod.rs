@@ -230,7 +230,7 @@ impl Store {
     }
 
     pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        self.read(|c| games::read_game(c, Some(id), None))
+        self.read(|c| recent::read_game(c, id, &self.recent))
     }
 
     pub fn game_by_invite_code(&self, code: &str) -> Result<Option<GameRecord>, StoreError> {

@@ -7,13 +7,21 @@
 //! again). Another process's write makes an entry stale: its wake-up drops the entry when it
 //! arrives (`Hub::wake`), so that the next action here does not first try a write that must
 //! fail. Nothing here is ever sent to anyone: answers are built by the same code either way.
+//!
+//! A read of a kept game ([`read_game`]) asks the database for the version alone: when it is
+//! the kept one, the kept record is the game, and the state is neither sent nor parsed again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
 use uuid::Uuid;
 
-use super::GameRecord;
+use super::conn::AnyConnection;
+use super::rows::utc;
+use super::schema::games;
+use super::{GameRecord, StoreError};
 
 /// How many games are kept; past it, one is let go for each new one. A record is a game's
 /// state and seats: a few KB.
@@ -65,4 +73,47 @@ impl RecentGames {
     pub fn forget_all(&self) {
         self.lock().clear();
     }
+}
+
+/// Game `id` with its seats, as `games::read_game` reads it: the kept record when the
+/// database holds the kept version (every change of a game moves its version on; only the
+/// sweeper's `due_at` moves alone, so it is read with the version), else the whole game, which
+/// is then kept for the next read.
+pub(super) fn read_game(
+    conn: &mut AnyConnection,
+    id: Uuid,
+    recent: &RecentGames,
+) -> Result<Option<GameRecord>, StoreError> {
+    if let Some(kept) = recent.get(id) {
+        match read_version(conn, id)? {
+            None => return Ok(None),
+            Some((version, due_at)) if version == kept.version => {
+                let mut game = GameRecord::clone(&kept);
+                game.due_at = due_at.map(utc);
+                return Ok(Some(game));
+            }
+            Some(_) => {}
+        }
+    }
+    let game = super::games::read_game(conn, Some(id), None)?;
+    if let Some(game) = &game {
+        recent.keep(&Arc::new(game.clone()));
+    }
+    Ok(game)
+}
+
+/// The version and `due_at` of game `id` (a query of its own static type, on the backend's
+/// own connection, as `games::read_game` does).
+fn read_version(
+    conn: &mut AnyConnection,
+    id: Uuid,
+) -> Result<Option<(i64, Option<NaiveDateTime>)>, StoreError> {
+    let query = games::table
+        .find(id.to_string())
+        .select((games::version, games::due_at));
+    let row = match conn {
+        AnyConnection::Pg(pg) => query.first(pg).optional()?,
+        AnyConnection::Sqlite(lite) => query.first(lite).optional()?,
+    };
+    Ok(row)
 }

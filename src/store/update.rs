@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::conn::{begin_write, in_begun_tx, AnyConnection, Target};
 use super::pg_batch::Batcher;
-use super::{feed, game_wake, games, pg_write};
+use super::{feed, game_wake, games, pg_write, recent};
 use super::{
     Committed, GameChange, GameRecord, Invitee, NewEvent, NewFeedItem, News, Store, StoreError,
     UpdateError, Wake,
@@ -73,9 +73,7 @@ impl Store {
         };
         // One copy of the record for what this process keeps of the commit.
         let kept = Arc::new(written.clone());
-        if let Target::Pg(_) = self.target {
-            self.recent.keep(&kept);
-        }
+        self.recent.keep(&kept);
         let news = News {
             feed: feed::as_stored(&written, &wakes, feed),
             tail: Some((kept, events)),
@@ -96,13 +94,11 @@ impl Store {
         let at = self.now();
         let written = self.write(|conn| {
             games::lock_game(conn, id, false)?;
-            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            let current = recent::read_game(conn, id, &self.recent)?.ok_or(StoreError::NotFound)?;
             let invited = decide(&current).map_err(UpdateError::Decide)?;
             Ok::<_, UpdateError<E>>(games::set_invited(conn, &current, &invited, at)?)
         })?;
-        if let Target::Pg(_) = self.target {
-            self.recent.keep(&Arc::new(written.clone()));
-        }
+        self.recent.keep(&Arc::new(written.clone()));
         Ok(written)
     }
 
@@ -118,7 +114,9 @@ impl Store {
         let on_pg = matches!(self.target, Target::Pg(_));
         self.write(|conn| {
             games::lock_game(conn, id, skip_locked)?;
-            let current = games::read_game(conn, Some(id), None)?.ok_or(StoreError::NotFound)?;
+            // Under the lock (SQLite: the file's, which every writer waits for), the state is
+            // parsed again only when another writer changed the game.
+            let current = recent::read_game(conn, id, &self.recent)?.ok_or(StoreError::NotFound)?;
             let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
             change.check_base(&current)?;
             let wakes = if on_pg {

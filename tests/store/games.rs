@@ -174,3 +174,40 @@ store_tests! {
     }
 
 }
+
+store_tests! {
+    fn a_game_read_is_the_game_another_process_left(store: Store, db: &TestDb) {
+        // `other` stands for another process on the same database: its writes reach `store`
+        // by the database alone.
+        let other = Store::open(&db.url, 2).unwrap();
+        let (a, b) = (account(&store, "a"), account(&store, "b"));
+        let new = new_game(&a, vec![seat(0, &a, true), seat(1, &b, false)]);
+        let _ = store.insert_game(&new, &[event("created", None)], None).unwrap();
+        update_at(&store, new.id, 1, vec![event("n", None)]).unwrap();
+        assert_eq!(store.game(new.id).unwrap().unwrap().version, 2, "kept as written");
+
+        // The other process moves the turn on: the next read here is its game, seats too.
+        update(&other, new.id, |record| {
+            let seats = vec![seat(0, &a, false), seat(1, &b, true)];
+            Ok::<_, StoreError>((seated(record, vec![event("m", None)], seats), ()))
+        })
+        .unwrap();
+        let read = store.game(new.id).unwrap().unwrap();
+        assert_eq!((read.version, read.last_seq), (3, 3));
+        assert_eq!(read.seats, vec![seat(0, &a, false), seat(1, &b, true)]);
+
+        // The sweeper's `due_at` moves without the version: a read shows it all the same.
+        let due = chrono::DateTime::parse_from_rfc3339("2031-01-02T03:04:05Z").unwrap();
+        other.set_due(new.id, 3, Some(due.to_utc())).unwrap();
+        assert_eq!(store.game(new.id).unwrap().unwrap().due_at, Some(due.to_utc()));
+
+        // The read is the one a process that kept nothing makes.
+        let fresh = Store::open(&db.url, 2).unwrap().game(new.id).unwrap().unwrap();
+        let read = store.game(new.id).unwrap().unwrap();
+        assert_eq!(format!("{read:?}"), format!("{fresh:?}"));
+
+        // And an action here after the other's write is decided on that write.
+        assert_eq!(update_at(&store, new.id, 3, vec![event("o", None)]).unwrap(), 4);
+        assert_eq!(seqs(&store, new.id), [1, 2, 3, 4]);
+    }
+}
