@@ -1,6 +1,7 @@
 //! Games: insert, load, the locking write of a change, and events.
 
 mod bulk;
+mod cached;
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -119,26 +120,29 @@ fn write_seats(
     seats: &[SeatRecord],
 ) -> Result<(), StoreError> {
     let id = current.id.to_string();
-    let kept: Vec<i16> = seats.iter().map(|s| i16::from(s.seat)).collect();
-    diesel::delete(
-        game_seats::table
-            .filter(game_seats::game_id.eq(&id))
-            .filter(diesel::dsl::not(game_seats::seat.eq_any(&kept))),
-    )
-    .execute(conn)?;
+    // Seats leave only in the lobby: most changes have none to delete (and a statement with
+    // a list of binds is prepared again on every call).
+    if current
+        .seats
+        .iter()
+        .any(|old| !seats.iter().any(|s| s.seat == old.seat))
+    {
+        let kept: Vec<i16> = seats.iter().map(|s| i16::from(s.seat)).collect();
+        diesel::delete(
+            game_seats::table
+                .filter(game_seats::game_id.eq(&id))
+                .filter(diesel::dsl::not(game_seats::seat.eq_any(&kept))),
+        )
+        .execute(conn)?;
+    }
     for seat in seats.iter().filter(|s| !current.seats.contains(s)) {
         let row = SeatRow::new(current.id, seat);
         if current.seats.iter().any(|s| s.seat == seat.seat) {
-            diesel::update(game_seats::table.find((&id, row.seat)))
-                .set((
-                    game_seats::account_id.eq(&row.account_id),
-                    game_seats::username.eq(&row.username),
-                    game_seats::awaiting.eq(row.awaiting),
-                    game_seats::deadline.eq(row.deadline),
-                    game_seats::reminded.eq(row.reminded),
-                    game_seats::away_until.eq(row.away_until),
-                ))
-                .execute(conn)?;
+            let update = cached::UpdateSeat(&row);
+            match conn {
+                AnyConnection::Pg(pg) => update.execute(pg)?,
+                AnyConnection::Sqlite(lite) => update.execute(lite)?,
+            };
         } else {
             diesel::insert_into(game_seats::table)
                 .values(&row)
@@ -156,9 +160,14 @@ fn insert_events(
     at: NaiveDateTime,
 ) -> Result<(), StoreError> {
     for (seq, event) in (first_seq..).zip(events) {
-        diesel::insert_into(game_events::table)
-            .values(&EventRow::new(game, seq, event, at)?)
-            .execute(conn)?;
+        let row = EventRow::new(game, seq, event, at)?;
+        let insert = diesel::insert_into(game_events::table).values(&row);
+        // On the backend's own connection, whose statement cache keeps the prepared insert
+        // (through `AnyConnection` SQLite parsed it again on every call).
+        match conn {
+            AnyConnection::Pg(pg) => insert.execute(pg)?,
+            AnyConnection::Sqlite(lite) => insert.execute(lite)?,
+        };
     }
     Ok(())
 }
@@ -278,20 +287,22 @@ pub(super) fn apply_change(
     let next = change.next();
     let at = next.updated_at.naive_utc();
     let id = current.id.to_string();
-    let updated = diesel::update(
-        games::table
-            .find(&id)
-            .filter(games::version.eq(current.version)),
-    )
-    .set((
-        games::state.eq(state_json(&next.state)?),
-        games::status.eq(enum_text(&next.status)?),
-        games::version.eq(next.version),
-        games::last_seq.eq(next.last_seq),
-        games::updated_at.eq(at),
-        games::due_at.eq(next.due_at.map(|d| d.naive_utc())),
-    ))
-    .execute(conn)?;
+    let (state, status) = (state_json(&next.state)?, enum_text(&next.status)?);
+    let update = cached::UpdateGame {
+        id: &id,
+        version: current.version,
+        state: &state,
+        status: &status,
+        next_version: next.version,
+        last_seq: next.last_seq,
+        updated_at: at,
+        due_at: next.due_at.map(|d| d.naive_utc()),
+    };
+    // The backend's own connection keeps the prepared statement (see `insert_events`).
+    let updated = match conn {
+        AnyConnection::Pg(pg) => update.execute(pg)?,
+        AnyConnection::Sqlite(lite) => update.execute(lite)?,
+    };
     if updated == 0 {
         let version = games::table
             .find(&id)

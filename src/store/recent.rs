@@ -103,7 +103,8 @@ pub(super) fn read_game(
 }
 
 /// The version and `due_at` of game `id` (a query of its own static type, on the backend's
-/// own connection, as `games::read_game` does).
+/// own connection, as `games::read_game` does). No `LIMIT` (the key finds one row at most):
+/// SQLite prepares a statement with a bound `LIMIT` again on every call.
 fn read_version(
     conn: &mut AnyConnection,
     id: Uuid,
@@ -112,8 +113,8 @@ fn read_version(
         .find(id.to_string())
         .select((games::version, games::due_at));
     let row = match conn {
-        AnyConnection::Pg(pg) => query.first(pg).optional()?,
-        AnyConnection::Sqlite(lite) => query.first(lite).optional()?,
+        AnyConnection::Pg(pg) => query.get_result(pg).optional()?,
+        AnyConnection::Sqlite(lite) => query.get_result(lite).optional()?,
     };
     Ok(row)
 }
