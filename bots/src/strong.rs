@@ -5,8 +5,9 @@
 
 use racko_rules::{Action, Card, Slot, TurnStage};
 
-use crate::eval::{Field, Tuning};
+use crate::eval::Field;
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
+use crate::tuning::Tuning;
 
 /// What moving a card costs beyond its effect: a tie goes to leaving the rack alone.
 pub(crate) const CHURN: f32 = 1e-3;
