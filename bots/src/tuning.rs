@@ -53,7 +53,8 @@ pub struct Tuning {
 }
 
 impl Tuning {
-    /// The `strong` level's weights.
+    /// The `strong` level's weights: the plain cost, and the other rack where public facts
+    /// show most of it (the expert's cheapest features, which lift it over `max` most).
     pub const STRONG: Tuning = Tuning {
         discard_weight: 0.35,
         short_penalty: 4.0,
@@ -63,12 +64,12 @@ impl Tuning {
         lookahead: false,
         rival_cost: 0.0,
         feed_weight: 0.0,
-        deny_weight: 0.0,
-        harm_weight: 0.0,
-        swap_weight: 0.0,
+        deny_weight: 0.1,
+        harm_weight: 0.5,
+        swap_weight: 0.5,
         run_chance: 0.0,
         prefix_weight: 0.0,
-        known_min: 12.0,
+        known_min: 10.0,
         race: 0.0,
         finish_guard: 0.0,
         bonus_cap: 0.0,
