@@ -19,7 +19,7 @@ use crate::tuning::Tuning;
 pub const TUNED: Tuning = Tuning {
     discard_weight: 0.35,
     short_penalty: 4.0,
-    joker_share: 0.25,
+    joker_share: 0.35,
     gap_power: 2.0,
     bonus_weight: 0.05,
     lookahead: true,
