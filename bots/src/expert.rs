@@ -3,23 +3,25 @@
 //! tuned by seeded self-play in the arena (`docs/bots.md` lists the runs), and one step
 //! deeper where a card goes:
 //! - every unseen joker speeds up every slot still to fill, not only the short gaps;
-//! - with Bonus (R7.2) a run on the rack is worth draws, so it plays for long runs;
+//! - with Bonus (R7.2) a run on the rack is worth draws, so it plays for long runs: worth more
+//!   the further it trails, and only up to the points its call needs to win the game;
 //! - once it takes the discard or holds a drawn card, each slot (and discarding) is valued by
 //!   the cost expected after the next draw, over the cards this seat has not seen.
 
 use racko_rules::{Action, TurnStage};
 
-use crate::eval::{Field, Tuning};
+use crate::eval::Field;
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
 use crate::strong::{self, best_with, slot_card, with_card, CHURN};
+use crate::tuning::Tuning;
 
 /// The `expert` level's weights (tuned in the arena, see `docs/bots.md`).
 pub const TUNED: Tuning = Tuning {
     discard_weight: 0.35,
     short_penalty: 4.0,
-    joker_share: 0.25,
+    joker_share: 0.35,
     gap_power: 2.0,
-    bonus_weight: 0.02,
+    bonus_weight: 0.05,
     lookahead: true,
     rival_cost: 0.0,
     feed_weight: 0.0,
@@ -31,6 +33,8 @@ pub const TUNED: Tuning = Tuning {
     known_min: 10.0,
     race: 0.0,
     finish_guard: 0.0,
+    bonus_cap: 1.0,
+    bonus_behind: 2.0,
 };
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {

@@ -22,9 +22,10 @@ mod sight;
 pub mod sparring;
 mod strong;
 pub mod table;
+mod tuning;
 
-pub use eval::Tuning;
 pub use level::{Level, UnknownLevel};
+pub use tuning::Tuning;
 
 use racko_rules::{Action, View};
 

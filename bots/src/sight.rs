@@ -37,6 +37,8 @@ pub(crate) struct Sight {
     pub side_totals: Vec<u32>,
     /// By seat: the other racks as far as public facts show them (R8.1), EMPTY where unknown.
     pub known: Vec<Slots>,
+    /// The total that ends the game (R6.1).
+    pub target: u32,
 }
 
 fn slot_value(card: Option<Card>) -> u16 {
@@ -131,6 +133,7 @@ impl Sight {
                 .clone()
                 .unwrap_or_else(|| view.totals.clone()),
             known,
+            target: view.options.target,
         })
     }
 
@@ -152,6 +155,36 @@ impl Sight {
         let total = |s: &Seat| self.side_totals.get(self.side(*s)).copied().unwrap_or(0);
         seats.sort_by_key(|s| std::cmp::Reverse(total(s)));
         seats
+    }
+
+    /// This seat's side's total and the highest total of the other sides.
+    fn standing(&self) -> (u32, u32) {
+        let total = |side: usize| self.side_totals.get(side).copied().unwrap_or(0);
+        let mine = self.side(self.me);
+        let best = (0..self.side_totals.len())
+            .filter(|side| *side != mine)
+            .map(total)
+            .max()
+            .unwrap_or(0);
+        (total(mine), best)
+    }
+
+    /// The run bonus (R7.2) beyond which a Racko call by this seat wins the game no more
+    /// surely: enough to reach the target ahead of every other side, which scores at most 55
+    /// points of ordered start (R5.2). 0 when the call's 90 alone does it.
+    pub(crate) fn bonus_needed(&self) -> u32 {
+        let (mine, best) = self.standing();
+        let called = mine + 90;
+        self.target
+            .saturating_sub(called)
+            .max((best + 56).saturating_sub(called))
+    }
+
+    /// How far this seat's side trails the leading other side, as a share of the target (0
+    /// when it leads).
+    pub(crate) fn behind(&self) -> f32 {
+        let (mine, best) = self.standing();
+        best.saturating_sub(mine) as f32 / self.target.max(1) as f32
     }
 
     /// The slot index a value belongs to on an evenly spread rack.

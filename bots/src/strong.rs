@@ -1,12 +1,15 @@
 //! The `strong` level: every choice is the one that leaves the rack cheapest to order, by the
 //! cost of [`crate::eval`], counted from the cards this seat has not seen. A draw is valued as
 //! the mean over the cards it may bring; a card swap's blind pick as the mean over the cards
-//! the other rack most likely holds in that slot.
+//! the other rack most likely holds in that slot. Where public facts show the next rack (R8.1),
+//! a laid card counts what it gives that seat, a card swap what it takes from it, and a drawn
+//! rack swap the rack it brings.
 
 use racko_rules::{Action, Card, Slot, TurnStage};
 
-use crate::eval::{Field, Tuning};
+use crate::eval::Field;
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
+use crate::tuning::Tuning;
 
 /// What moving a card costs beyond its effect: a tie goes to leaving the rack alone.
 pub(crate) const CHURN: f32 = 1e-3;

@@ -99,6 +99,8 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                     bonus_weight: 0.05,
                     race: 1.0,
                     finish_guard: 20.0,
+                    bonus_cap: 1.0,
+                    bonus_behind: 2.0,
                     ..expert::TUNED
                 };
                 assert_eq!(

@@ -86,6 +86,8 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "run_chance" => &mut tuning.run_chance,
             "race" => &mut tuning.race,
             "finish_guard" => &mut tuning.finish_guard,
+            "bonus_cap" => &mut tuning.bonus_cap,
+            "bonus_behind" => &mut tuning.bonus_behind,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;
