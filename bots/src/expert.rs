@@ -15,26 +15,16 @@ use crate::sight::{Sight, Slots, EMPTY, JOKER};
 use crate::strong::{self, best_with, slot_card, with_card, CHURN};
 use crate::tuning::Tuning;
 
-/// The `expert` level's weights (tuned in the arena, see `docs/bots.md`).
+/// The `expert` level's weights (tuned in the arena, see `docs/bots.md`): the `strong`
+/// level's, and what only the expert has.
 pub const TUNED: Tuning = Tuning {
-    discard_weight: 0.35,
-    short_penalty: 4.0,
     joker_share: 0.35,
-    gap_power: 2.0,
     bonus_weight: 0.05,
     lookahead: true,
-    rival_cost: 0.0,
-    feed_weight: 0.0,
-    deny_weight: 0.1,
-    harm_weight: 0.5,
-    swap_weight: 0.5,
-    run_chance: 0.0,
     prefix_weight: 0.5,
-    known_min: 10.0,
-    race: 0.0,
-    finish_guard: 0.0,
     bonus_cap: 1.0,
     bonus_behind: 2.0,
+    ..Tuning::STRONG
 };
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {
