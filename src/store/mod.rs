@@ -104,7 +104,7 @@ pub struct Store {
     down: Arc<AtomicBool>,
     /// PostgreSQL: the writers whose games' changes share a statement (`pg_batch`).
     batcher: Arc<pg_batch::Batcher>,
-    /// The games this process wrote last, for the next action on them (`recent`).
+    /// The games this process wrote or read last, for the next action or read (`recent`).
     recent: Arc<RecentGames>,
     /// The sweeper of this process waits on it (see `due_signal`).
     due: Arc<tokio::sync::Notify>,

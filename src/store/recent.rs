@@ -1,5 +1,5 @@
-//! The games this process wrote last. An action on one of them is decided on the
-//! record as written, and the write's compare-and-set on the version proves that record
+//! The games this process wrote or read last. An action on one of them is decided on the
+//! record kept, and the write's compare-and-set on the version proves that record
 //! current: the read before the write is saved, and the action is one round trip.
 //!
 //! Every change of a game moves its version on, so a record kept here is either the game as
