@@ -1,5 +1,5 @@
-//! The two UPDATEs of a change on SQLite (`games::apply_change`; the seats' also serves
-//! PostgreSQL's locking writes) as statements of their own static type. Diesel never keeps a prepared `UPDATE` (its SET list may vary), so SQLite
+//! The two UPDATEs of a change on SQLite (`games::apply_change`) as statements of their own
+//! static type. Diesel never keeps a prepared `UPDATE` (its SET list may vary), so SQLite
 //! parsed both again on every action, under the file's write lock: about 5 % of the server's
 //! CPU per action. These write the same columns as the diesel forms they replace, always all
 //! of them, so one prepared statement per connection serves every call.
