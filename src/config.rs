@@ -24,6 +24,11 @@ pub const DEFAULT_SQLITE_PATH: &str = "racko-data/racko.sqlite3";
 /// An access token lives a quarter of an hour: a stolen one is soon useless, and the client
 /// gets the next with its refresh token.
 pub const DEFAULT_TOKEN_TTL_SECS: u64 = 15 * 60;
+/// Database connections per process. Writers that wait for a connection cannot join the
+/// statement other games' writers share (`store::pg_batch`), so the pool should hold the
+/// requests in flight: at 50 busy games, 10 connections made 3 writes per commit, 32 made 7
+/// and cost PostgreSQL a fifth less CPU per action. Opened as needed.
+pub const DEFAULT_POOL_SIZE: u32 = 32;
 /// Play-by-mail: a session unused for three months ends; each refresh starts the time again.
 pub const DEFAULT_SESSION_TTL_SECS: u64 = 90 * 24 * 60 * 60;
 /// Ten years: longer lifetimes are surely a mistake (and overflow date arithmetic).
@@ -167,7 +172,7 @@ impl Config {
             session_ttl: Duration::from_secs(DEFAULT_SESSION_TTL_SECS),
             test_mode: false,
             max_body_bytes: 64 * 1024,
-            pool_size: 10,
+            pool_size: DEFAULT_POOL_SIZE,
             db_waits: crate::store::Waits::default(),
             log_format: LogFormat::Text,
             shutdown_timeout: Duration::from_secs(30),

@@ -49,7 +49,7 @@ pub struct ConfigArgs {
     #[arg(global = true, long, env = "RACKO_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
     /// Database connections in the pool.
-    #[arg(global = true, long, env = "RACKO_POOL_SIZE", default_value_t = 10)]
+    #[arg(global = true, long, env = "RACKO_POOL_SIZE", default_value_t = DEFAULT_POOL_SIZE)]
     pub pool_size: u32,
     /// text or json.
     #[arg(
