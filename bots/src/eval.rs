@@ -35,16 +35,9 @@ pub(crate) struct Field {
     cap: f32,
     /// Draws one point of run bonus is worth here.
     worth: f32,
-    /// Draws one card of the ordered prefix is worth here.
-    prefix_worth: f32,
 }
 
 impl Field {
-    /// Draws added to the value of drawing from the stock (`Tuning::draw_bias`).
-    pub(crate) fn draw_bias(&self) -> f32 {
-        self.tuning.draw_bias
-    }
-
     pub(crate) fn new(sight: &Sight, tuning: Tuning) -> Field {
         let max = sight.max;
         let mut prefix = vec![0.0f32; usize::from(max) + 2];
@@ -80,7 +73,6 @@ impl Field {
             rival: None,
             two: sight.players == 2,
             worth: tuning.bonus_weight * (1.0 + tuning.bonus_behind * sight.behind()),
-            prefix_worth: tuning.prefix_weight,
             cap: if tuning.bonus_cap > 0.0 {
                 sight.bonus_needed() as f32
             } else {
@@ -97,20 +89,9 @@ impl Field {
             if let Some(rack) = sight.known.get(usize::from(next)) {
                 let known = rack.iter().filter(|c| **c != EMPTY).count();
                 if known as f32 >= tuning.known_min {
-                    let mut rack = *rack;
-                    if tuning.unknown_fits > 0.0 {
-                        rack.iter_mut()
-                            .filter(|c| **c == EMPTY)
-                            .for_each(|c| *c = JOKER);
-                    }
-                    field.rival = Some((rack, field.draws_to_order(&rack)));
+                    field.rival = Some((*rack, field.draws_to_order(rack)));
                 }
             }
-        }
-        if let (Some((_, theirs)), true) = (&field.rival, tuning.prefix_behind > 0.0) {
-            let mine = field.draws_to_order(&sight.rack);
-            let lose = mine / (mine + theirs).max(0.05);
-            field.prefix_worth *= 1.0 + tuning.prefix_behind * lose;
         }
         field
     }
@@ -168,17 +149,16 @@ impl Field {
             }
             if self.tuning.swap_weight > 0.0 {
                 let swapped = now + self.tuning.swap_weight * (theirs - now);
-                let kept = (events - swaps) * self.score(now);
-                return (kept + swaps * self.score(swapped), events);
+                return ((events - swaps) * now + swaps * swapped, events);
             }
         }
         if self.tuning.rival_cost > 0.0 {
             (
-                (events - swaps) * self.score(now) + swaps * self.score(self.tuning.rival_cost),
+                (events - swaps) * now + swaps * self.tuning.rival_cost,
                 events,
             )
         } else {
-            (events * self.score(now), events)
+            (events * now, events)
         }
     }
 
@@ -187,35 +167,27 @@ impl Field {
         self.tuning.race > 0.0 && self.two && self.rival.is_some()
     }
 
-    /// What a draw's outcomes are averaged by: the cost itself, or the chance to lose the
-    /// round, each rack finishing by a steady chance per turn of one over its cost (so a rack
-    /// of cost `c` against one of `t` loses with `c / (c + t)`): when racing the known rack,
-    /// or against a rack assumed `race_draws` from order.
+    /// What a draw's outcomes are averaged by: the cost itself, or when racing the chance to
+    /// lose the round, each rack finishing by a steady chance per turn of one over its cost
+    /// (so a rack of cost `c` against one of `t` loses with `c / (c + t)`).
     pub(crate) fn score(&self, cost: f32) -> f32 {
-        match self.pace() {
+        match &self.rival {
             // The ordered prefix's worth can take a cost below 0: an ordered rack loses never.
-            Some(theirs) => {
+            Some((_, theirs)) if self.racing() => {
                 let cost = cost.max(0.05);
-                cost / (cost + theirs)
+                cost / (cost + theirs * self.tuning.race)
             }
-            None => cost,
+            _ => cost,
         }
     }
 
     /// The cost whose score is `score` (the inverse of `score`).
     pub(crate) fn unscore(&self, score: f32) -> f32 {
-        match self.pace() {
-            Some(theirs) => score * theirs / (1.0 - score).max(1e-3),
-            None => score,
-        }
-    }
-
-    /// The other rack's draws to order that `score` races against, if any.
-    fn pace(&self) -> Option<f32> {
         match &self.rival {
-            Some((_, theirs)) if self.racing() => Some(theirs * self.tuning.race),
-            _ if self.tuning.race_draws > 0.0 => Some(self.tuning.race_draws),
-            _ => None,
+            Some((_, theirs)) if self.racing() => {
+                score * theirs * self.tuning.race / (1.0 - score).max(1e-3)
+            }
+            _ => score,
         }
     }
 
@@ -263,21 +235,15 @@ impl Field {
         } else {
             gf.powf(t.gap_power - 1.0)
         };
-        let wait = if t.window_power == 1.0 {
-            self.draws / per_slot
-        } else {
-            let mean = (self.prefix[usize::from(self.max) + 1] / 12.0).max(0.05);
-            self.draws / mean * (mean / per_slot).powf(t.window_power)
-        };
-        slots * wait + t.short_penalty * self.draws * short
+        slots * self.draws / per_slot + t.short_penalty * self.draws * short
     }
 
     /// The rack's cost: least expected draws to order it (0 when it is in order), less the
     /// worth of its run bonus when that is weighed.
     pub(crate) fn cost(&self, rack: &Slots) -> f32 {
         let mut draws = self.draws_to_order(rack);
-        if self.prefix_worth > 0.0 {
-            draws -= self.prefix_worth * prefix(rack) as f32;
+        if self.tuning.prefix_weight > 0.0 {
+            draws -= self.tuning.prefix_weight * prefix(rack) as f32;
         }
         if self.bonus && self.tuning.run_chance > 0.0 {
             let run = crate::runs::potential(rack, self.max, &self.unseen, self.tuning.run_chance);

@@ -114,7 +114,7 @@ fn begin(sight: &Sight, field: &Field, legal: &[Action]) -> Option<Action> {
     let top = slot_card(sight.top);
     let draw = legal
         .contains(&Action::Draw)
-        .then(|| expected_draw(sight, field, now) + field.draw_bias());
+        .then(|| expected_draw(sight, field, now));
     cheapest(legal, |a| match a {
         Action::TakeDiscard { slot } => {
             Some(field.cost(&with_card(&sight.rack, *slot, top)) + CHURN)

@@ -50,19 +50,6 @@ pub struct Tuning {
     /// With Bonus: a run's worth grows by this share for each target's worth of points this
     /// seat trails the leader by (far behind, only big calls catch up).
     pub bonus_behind: f32,
-    /// Sixth round, lost: above 0, a slot of the next seat's rack that public facts do not
-    /// show counts as fitting (a joker) when that rack is read.
-    pub unknown_fits: f32,
-    /// Sixth round, lost: draws added to the value of drawing at the start of a turn.
-    pub draw_bias: f32,
-    /// Sixth round, lost: the exponent of a slot's wait on its window's width (1: `S / width`).
-    pub window_power: f32,
-    /// Sixth round, lost: with the next rack known well enough, the prefix's worth grows by
-    /// this share of the chance that rack orders first.
-    pub prefix_behind: f32,
-    /// Sixth round, lost: above 0 (and not racing a known rack), a draw's outcomes are
-    /// averaged by the chance to lose a race against a rack this many draws from order.
-    pub race_draws: f32,
 }
 
 impl Tuning {
@@ -87,10 +74,5 @@ impl Tuning {
         finish_guard: 0.0,
         bonus_cap: 0.0,
         bonus_behind: 0.0,
-        unknown_fits: 0.0,
-        draw_bias: 0.0,
-        window_power: 1.0,
-        prefix_behind: 0.0,
-        race_draws: 0.0,
     };
 }

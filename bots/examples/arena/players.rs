@@ -88,11 +88,6 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "finish_guard" => &mut tuning.finish_guard,
             "bonus_cap" => &mut tuning.bonus_cap,
             "bonus_behind" => &mut tuning.bonus_behind,
-            "unknown_fits" => &mut tuning.unknown_fits,
-            "draw_bias" => &mut tuning.draw_bias,
-            "window_power" => &mut tuning.window_power,
-            "prefix_behind" => &mut tuning.prefix_behind,
-            "race_draws" => &mut tuning.race_draws,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;
