@@ -16,7 +16,12 @@
 # should run nothing else, and the PostgreSQL server should serve nothing else meanwhile.
 # Prints each run and the medians (min-max), with the load average before and after.
 #
+# With BENCH_STORE=sqlite the server runs on a new SQLite file instead: its CPU is then all the
+# store's, and the PostgreSQL column stays 0. The busy column is the CPUs in use by the three
+# over the action phase (CPU seconds / seconds): below the machine's CPUs, something waits.
+#
 # Environment:
+#   BENCH_STORE         postgres (default) or sqlite
 #   RACKO_BENCH_PG_URL  the PostgreSQL server (default
 #                       postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable: without
 #                       TLS, like the cluster of scripts/perf-compare.sh; Debian's cluster
@@ -39,12 +44,14 @@ PG_URL=${RACKO_BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode
 LOAD=${BENCH_LOAD:-target/release/examples/load}
 read -r -a LOAD_ARGS <<<"${BENCH_LOAD_ARGS:---games 50 --actions 300}"
 READY_SECS=${BENCH_READY_SECS:-30}
+STORE=${BENCH_STORE:-postgres}
 TICKS=$(getconf CLK_TCK)
 
 die() {
     echo "cpu-split: $*" >&2
     exit 1
 }
+[[ $STORE == postgres || $STORE == sqlite ]] || die "BENCH_STORE is postgres or sqlite"
 for tool in "$SERVER" "$LOAD"; do
     [[ -x $tool ]] || die "$tool is not built (cargo build --release --locked --bin racko --example load)"
 done
@@ -117,9 +124,15 @@ run_once() {
     local port url sync="$WORK/sync"
     port=$(free_port)
     url="http://127.0.0.1:$port"
-    DB_NAME="racko_cpu_$$_$RANDOM"
-    psql -q "$PG_URL" -c "CREATE DATABASE $DB_NAME" >/dev/null
-    DATABASE_URL=$(pg_url_of "$DB_NAME") RACKO_BIND="127.0.0.1:$port" RACKO_AUTH_PER_MINUTE=0 \
+    local database
+    if [[ $STORE == sqlite ]]; then
+        database="sqlite://$WORK/racko-$RANDOM.sqlite3"
+    else
+        DB_NAME="racko_cpu_$$_$RANDOM"
+        psql -q "$PG_URL" -c "CREATE DATABASE $DB_NAME" >/dev/null
+        database=$(pg_url_of "$DB_NAME")
+    fi
+    DATABASE_URL=$database RACKO_BIND="127.0.0.1:$port" RACKO_AUTH_PER_MINUTE=0 \
         "$SERVER" serve >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     local waited=0
@@ -135,12 +148,14 @@ run_once() {
     "$LOAD" --url "$url" --sync "$sync" --probe-gets 1 "${LOAD_ARGS[@]}" >"$WORK/load.out" 2>&1 &
     LOAD_PID=$!
     wait_for "$sync/setup-done"
-    local s0 l0 s1 l1
+    local s0 l0 s1 l1 t0 t1
     postgres_ticks >"$WORK/pg0"
     s0=$(ticks_of "$SERVER_PID")
     l0=$(ticks_of "$LOAD_PID")
+    t0=$(date +%s.%N)
     touch "$sync/start-actions"
     wait_for "$sync/actions-done"
+    t1=$(date +%s.%N)
     s1=$(ticks_of "$SERVER_PID")
     l1=$(ticks_of "$LOAD_PID")
     postgres_ticks >"$WORK/pg1"
@@ -154,16 +169,20 @@ run_once() {
     rate=$(grep -oE '[0-9.]+ actions/s' "$WORK/load.out" | grep -oE '^[0-9.]+')
     # CPU seconds per 1,000 actions.
     awk -v s=$((s1 - s0)) -v l=$((l1 - l0)) -v p="$(postgres_spent "$WORK/pg0" "$WORK/pg1")" \
-        -v n="$actions" -v t="$TICKS" -v r="$rate" \
-        'BEGIN { k = 1000 / n / t; printf "%.3f %.3f %.3f %.3f %s\n", s * k, p * k, l * k, (s + p + l) * k, r }' \
+        -v n="$actions" -v t="$TICKS" -v r="$rate" -v w="$t0 $t1" \
+        'BEGIN { k = 1000 / n / t; split(w, e, " "); busy = (s + p + l) / t / (e[2] - e[1])
+                 printf "%.3f %.3f %.3f %.3f %s %.2f\n", s * k, p * k, l * k, (s + p + l) * k, r, busy }' \
         >>"$WORK/runs"
-    tail -n 1 "$WORK/runs" | awk '{ printf "  server %s s, PostgreSQL %s s, load tool %s s, all %s s per 1,000 actions; %s actions/s\n", $1, $2, $3, $4, $5 }'
+    tail -n 1 "$WORK/runs" | awk '{ printf "  server %s s, PostgreSQL %s s, load tool %s s, all %s s per 1,000 actions; %s actions/s; %s CPUs busy\n", $1, $2, $3, $4, $5, $6 }'
 
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=""
-    psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null
-    DB_NAME=""
+    if [[ -n $DB_NAME ]]; then
+        psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null
+        DB_NAME=""
+    fi
+    rm -f "${database#sqlite://}"*
 }
 
 # "median (min-max)" of column $1 of the runs.
@@ -178,7 +197,9 @@ summary() {
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-echo "server: $SERVER; load tool: $LOAD ${LOAD_ARGS[*]}; $RUNS runs on $PG_URL"
+where=$PG_URL
+[[ $STORE == sqlite ]] && where=SQLite
+echo "server: $SERVER; load tool: $LOAD ${LOAD_ARGS[*]}; $RUNS runs on $where"
 load_start=$(loadavg)
 for ((run = 1; run <= RUNS; run++)); do
     echo "run $run/$RUNS"
@@ -191,4 +212,5 @@ echo "  PostgreSQL  $(summary 2)"
 echo "  load tool   $(summary 3)"
 echo "  all         $(summary 4)"
 echo "  actions/s   $(summary 5)"
+echo "  CPUs busy   $(summary 6)"
 echo "load average (1, 5, 15 min) at start $load_start, at end $(loadavg)"
