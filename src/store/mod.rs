@@ -27,6 +27,7 @@ mod idempotency;
 mod invitations;
 mod list;
 mod migrate;
+mod on_demand;
 mod outbox;
 mod pg_batch;
 mod pg_write;

@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::conn::AnyConnection;
 use super::group_commit::copy;
+use super::on_demand::{pg, OnDemand};
 use super::pg_write::{write_game, write_games, GameRows, Written};
 use super::{GroupCommits, StoreError};
 
@@ -78,11 +78,9 @@ impl Writer {
 
 impl Batcher {
     /// Writes `rows` (with whatever other games' rows are waiting) and returns what the
-    /// statement did for this game; `conn` is used when this writer leads.
-    pub fn write(&self, conn: &mut AnyConnection, rows: GameRows) -> Result<Written, StoreError> {
-        let AnyConnection::Pg(pg) = conn else {
-            return Err(StoreError::Internal("not a PostgreSQL connection".into()));
-        };
+    /// statement did for this game. A connection is taken only when this writer leads a
+    /// statement or writes alone: one waiting for another's statement holds none.
+    pub fn write(&self, conn: &mut OnDemand<'_>, rows: GameRows) -> Result<Written, StoreError> {
         let me = Arc::new(Writer {
             rows,
             told: Mutex::new(Told::Wait),
@@ -97,7 +95,7 @@ impl Batcher {
             if queue.in_flight.contains(game) || queue.waiting.iter().any(|w| &w.rows.game == game)
             {
                 drop(queue);
-                return write_game(pg, &me.rows);
+                return write_game(pg(conn)?, &me.rows);
             }
             queue.waiting.push(me.clone());
             (queue.leaders < IN_FLIGHT).then(|| {
@@ -107,7 +105,14 @@ impl Batcher {
         };
         loop {
             if let Some(batch) = batch.take() {
-                let ran = catch_unwind(AssertUnwindSafe(|| self.lead(pg, &batch)));
+                let ran = catch_unwind(AssertUnwindSafe(|| match pg(conn) {
+                    Ok(pg) => self.lead(pg, &batch),
+                    Err(e) => {
+                        for writer in &batch {
+                            writer.tell(Told::Done(Outcome::Written(Err(copy(&e)))));
+                        }
+                    }
+                }));
                 if let Err(panic) = ran {
                     for writer in &batch {
                         let failed = StoreError::Internal("the batch's writer panicked".into());
@@ -129,7 +134,7 @@ impl Batcher {
                     Told::Done(Outcome::Written(written)) => return written,
                     Told::Done(Outcome::Alone) => {
                         drop(told);
-                        return write_game(pg, &me.rows);
+                        return write_game(pg(conn)?, &me.rows);
                     }
                 }
             }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::conn::{begin_write, in_begun_tx, AnyConnection, Target};
+use super::on_demand::OnDemand;
 use super::pg_batch::Batcher;
 use super::{feed, game_wake, games, pg_write, recent};
 use super::{
@@ -138,13 +139,15 @@ impl Store {
     /// statement whose compare-and-set on the version makes it apply only to the game as
     /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.
     /// Another writer between the two: `None`, and nothing written (the caller then takes
-    /// the locking path, where writers queue). The connection goes back to the pool first.
+    /// the locking path, where writers queue). The connection goes back to the pool first. A
+    /// connection is taken only when needed: a write carried by another writer's statement
+    /// takes none.
     fn update_game_in_one_statement<T, E>(
         &self,
         id: Uuid,
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<Option<Updated<T>>, UpdateError<E>> {
-        let mut conn = self.conn()?;
+        let mut conn = OnDemand::new(self);
         // The refusal of the kept game, and the version it was made on.
         let mut refused = None;
         // The game as this process wrote it last: if that is still the game, the write's
@@ -155,9 +158,7 @@ impl Store {
             match decide(&kept) {
                 Ok((change, answer)) => {
                     change.check_base(&kept)?;
-                    match mark_if_lost(&mut conn, |c| {
-                        write_unlocked(&self.batcher, c, &kept, &change)
-                    }) {
+                    match conn.mark_if_lost(|c| write_unlocked(&self.batcher, c, &kept, &change)) {
                         Ok(Some(wakes)) => return Ok(Some(Updated::of(change, answer, wakes))),
                         // Another writer came first: decided again on the game read.
                         Ok(None) => {}
@@ -166,12 +167,13 @@ impl Store {
                         // idle). Only when the game is still at the kept version is it sure not
                         // to have happened: then the same change is written again.
                         Err(e @ StoreError::Unavailable(_)) => {
-                            conn = self.conn()?;
+                            conn = OnDemand::new(self);
                             let now =
-                                self.fresh(&mut conn, |c| games::read_game(c, Some(id), None))?;
+                                self.fresh(conn.get()?, |c| games::read_game(c, Some(id), None))?;
                             if now.is_none_or(|game| game.version != kept.version) {
                                 return Err(e.into());
                             }
+                            conn.release();
                             let written = write_unlocked(&self.batcher, &mut conn, &kept, &change)?;
                             return Ok(written.map(|wakes| Updated::of(change, answer, wakes)));
                         }
@@ -182,8 +184,9 @@ impl Store {
             }
         }
         let current = self
-            .fresh(&mut conn, |c| games::read_game(c, Some(id), None))?
+            .fresh(conn.get()?, |c| games::read_game(c, Some(id), None))?
             .ok_or(StoreError::NotFound)?;
+        conn.release();
         // Every change moves the version on: the kept game is still the game, and its refusal
         // stands.
         if let Some((version, refusal)) = refused {
@@ -260,13 +263,14 @@ fn write_in_one_statement(
 /// neither).
 fn write_unlocked(
     batcher: &Batcher,
-    conn: &mut AnyConnection,
+    conn: &mut OnDemand<'_>,
     current: &GameRecord,
     change: &GameChange,
 ) -> Result<Option<Vec<Wake>>, StoreError> {
     if change.end.is_none() {
         return batcher.write(conn, pg_write::GameRows::new(current, change)?);
     }
+    let conn = conn.get()?;
     begin_write(conn)?;
     in_begun_tx(conn, |c| {
         let wakes = write_in_one_statement(c, current, change)?;

@@ -269,3 +269,29 @@ fn writers_of_many_games_share_statements_on_postgres() {
         }
     }
 }
+
+/// PostgreSQL: a writer waiting for another's statement holds no pooled connection
+/// (`store::on_demand`), so a pool far smaller than the writers still lets them all queue for
+/// one statement. With 4 connections, two held by the statements in flight, twenty writers
+/// share a few statements instead of taking turns for the two connections left.
+#[test]
+fn writers_waiting_for_a_statement_hold_no_connection() {
+    if !enabled(TestBackend::Postgres) {
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let store = Store::open(&db.url, 4).expect("the store opens");
+    let a = account(&store, "a");
+    let jobs = (0..20)
+        .map(|_| -> Job {
+            let game = new_game(&a, vec![seat(0, &a, true)]);
+            let _ = store.insert_game(&game, &[], None).unwrap();
+            Box::new(move |store| update_at(store, game.id, 1, vec![event("x", None)]))
+        })
+        .collect();
+    let (answers, spent) = behind_a_held_feed(&store, &db, jobs);
+    for answer in &answers {
+        assert_eq!(answer.as_ref().ok(), Some(&2), "{answer:?}");
+    }
+    assert!(spent.writes == 22 && spent.commits <= 6, "{spent:?}");
+}
