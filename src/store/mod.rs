@@ -31,6 +31,7 @@ mod on_demand;
 mod outbox;
 mod pg_batch;
 mod pg_write;
+mod probes;
 mod push_outbox;
 mod ratings;
 mod recent;
@@ -105,6 +106,8 @@ pub struct Store {
     down: Arc<AtomicBool>,
     /// PostgreSQL: the writers whose games' changes share a statement (`pg_batch`).
     batcher: Arc<pg_batch::Batcher>,
+    /// PostgreSQL: the readers whose kept games' version checks share a query (`probes`).
+    probes: Arc<probes::Probes>,
     /// The games this process wrote or read last, for the next action or read (`recent`).
     recent: Arc<RecentGames>,
     /// The sweeper of this process waits on it (see `due_signal`).
@@ -169,6 +172,7 @@ impl Store {
             waits,
             down,
             batcher: Arc::default(),
+            probes: Arc::default(),
             recent: Arc::default(),
             due: Arc::new(tokio::sync::Notify::new()),
             clock_offset: Arc::new(AtomicI64::new(0)),
@@ -228,10 +232,6 @@ impl Store {
             ..News::default()
         };
         Ok(self.committed(record, news))
-    }
-
-    pub fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        self.read(|c| recent::read_game(c, id, &self.recent))
     }
 
     pub fn game_by_invite_code(&self, code: &str) -> Result<Option<GameRecord>, StoreError> {
