@@ -50,6 +50,12 @@ pub struct Tuning {
     /// With Bonus: a run's worth grows by this share for each target's worth of points this
     /// seat trails the leader by (far behind, only big calls catch up).
     pub bonus_behind: f32,
+    /// With 2 players, above 0: a drawn rack swap leaves the cost `now + rival_model ·
+    /// (theirs − now)`, `theirs` the other rack's cost estimated from public facts (`rival`),
+    /// known or not; replaces `swap_weight`'s reading of the known rack.
+    pub rival_model: f32,
+    /// How much slower than the expert the other player orders its rack, for that estimate.
+    pub rival_pace: f32,
 }
 
 impl Tuning {
@@ -74,5 +80,7 @@ impl Tuning {
         finish_guard: 0.0,
         bonus_cap: 0.0,
         bonus_behind: 0.0,
+        rival_model: 0.0,
+        rival_pace: 1.0,
     };
 }

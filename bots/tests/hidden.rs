@@ -107,6 +107,16 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                     decide_expert_with(tuned, &twin_view),
                     decide_expert_with(tuned, &view)
                 );
+                // The estimate of the other rack reads the view alone.
+                let tuned = Tuning {
+                    rival_model: 1.0,
+                    rival_pace: 1.4,
+                    ..expert::TUNED
+                };
+                assert_eq!(
+                    decide_expert_with(tuned, &twin_view),
+                    decide_expert_with(tuned, &view)
+                );
                 for partner in Sparring::ALL {
                     assert_eq!(
                         sparring::decide(partner, &twin_view),
