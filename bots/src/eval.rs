@@ -266,6 +266,11 @@ impl Field {
         }
     }
 
+    /// The least expected draws to order the rack, the weights of the cost aside.
+    pub(crate) fn draws(&self, rack: &Slots) -> f32 {
+        self.draws_to_order(rack)
+    }
+
     /// The least expected draws to order the rack.
     fn draws_to_order(&self, rack: &Slots) -> f32 {
         // fill[i]: the slots before slot index i that a kept run would have to refill

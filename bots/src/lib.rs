@@ -19,6 +19,7 @@ mod level;
 pub mod oracle;
 mod random;
 mod rival;
+mod rollout;
 mod runs;
 mod sight;
 pub mod sparring;

@@ -23,6 +23,12 @@ const AGE: [f32; 17] = [
 /// Known slots from which the known cards themselves price the rack.
 const WELL_KNOWN: usize = 8;
 
+/// How far a rack of the round's age is ordered, from 0 (as dealt) to nearly 1, by `AGE`.
+pub(crate) fn progress(sight: &Sight) -> f32 {
+    let i = (sight.round_draws() as usize).min(AGE.len() - 1);
+    (1.0 - AGE[i] / AGE[0]).clamp(0.0, 0.95)
+}
+
 /// The estimated cost (by `field`) of the other seat's rack of a 2-player round.
 pub(crate) fn estimate(sight: &Sight, field: &Field, pace: f32) -> f32 {
     let i = (sight.round_draws() as usize).min(AGE.len() - 1);

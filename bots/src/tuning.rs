@@ -56,6 +56,13 @@ pub struct Tuning {
     pub rival_model: f32,
     /// How much slower than the expert the other player orders its rack, for that estimate.
     pub rival_pace: f32,
+    /// With 2 players, above 0: the take-or-draw choice is settled by this many rollouts per
+    /// choice (`rollout`) when the cost ranks taking and drawing within `rollout_margin`.
+    pub rollouts: f32,
+    /// Draws of cost within which the rollouts decide between taking and drawing.
+    pub rollout_margin: f32,
+    /// Turns each rollout plays on, both seats together (then the race's chance decides).
+    pub rollout_turns: f32,
 }
 
 impl Tuning {
@@ -82,5 +89,8 @@ impl Tuning {
         bonus_behind: 0.0,
         rival_model: 0.0,
         rival_pace: 1.0,
+        rollouts: 0.0,
+        rollout_margin: 0.0,
+        rollout_turns: 24.0,
     };
 }
