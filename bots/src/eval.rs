@@ -26,8 +26,6 @@ pub(crate) struct Field {
     bonus: bool,
     /// By value: not yet seen (for the runs a rack may still make).
     unseen: Vec<bool>,
-    /// With 2 players and `rival_model`: the other rack's estimated cost (`crate::rival`).
-    model: Option<f32>,
     /// The next seat's rack as far as it is known (EMPTY where not), when it is an opponent's
     /// and known in at least `known_min` slots; with its cost.
     rival: Option<(Slots, f32)>,
@@ -73,7 +71,6 @@ impl Field {
                 Vec::new()
             },
             rival: None,
-            model: None,
             two: sight.players == 2,
             worth: tuning.bonus_weight * (1.0 + tuning.bonus_behind * sight.behind()),
             cap: if tuning.bonus_cap > 0.0 {
@@ -95,9 +92,6 @@ impl Field {
                     field.rival = Some((*rack, field.draws_to_order(rack)));
                 }
             }
-        }
-        if tuning.rival_model > 0.0 && sight.players == 2 && !sight.partner {
-            field.model = Some(crate::rival::estimate(sight, &field, tuning.rival_pace));
         }
         field
     }
@@ -145,10 +139,6 @@ impl Field {
     pub(crate) fn events(&self, sight: &Sight, now: f32) -> (f32, f32) {
         let events = f32::from(sight.events_unseen);
         let swaps = f32::from(sight.rack_swaps_unseen);
-        if let Some(theirs) = self.model {
-            let swapped = now + self.tuning.rival_model * (theirs - now);
-            return ((events - swaps) * now + swaps * swapped, events);
-        }
         if let (Some((_, theirs)), 2) = (&self.rival, sight.players) {
             if self.racing() {
                 // The racks change hands: this seat then loses as the other seat would now
@@ -264,11 +254,6 @@ impl Field {
         } else {
             draws
         }
-    }
-
-    /// The least expected draws to order the rack, the weights of the cost aside.
-    pub(crate) fn draws(&self, rack: &Slots) -> f32 {
-        self.draws_to_order(rack)
     }
 
     /// The least expected draws to order the rack.

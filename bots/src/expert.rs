@@ -29,15 +29,7 @@ pub const TUNED: Tuning = Tuning {
 
 pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<Action> {
     let field = Field::new(sight, tuning);
-    let mut chosen = strong::play(sight, legal, &field)?;
-    let begin = sight.stage == Some(TurnStage::Begin) && chosen != Action::CallRacko;
-    if tuning.rollouts > 0.0 && sight.players == 2 && begin {
-        match rolled_out(sight, legal, &field, tuning) {
-            Some(Action::Draw) => return Some(Action::Draw),
-            Some(take) if chosen == Action::Draw => chosen = take,
-            _ => {}
-        }
-    }
+    let chosen = strong::play(sight, legal, &field)?;
     if !tuning.lookahead {
         return Some(chosen);
     }
@@ -85,36 +77,6 @@ pub(crate) fn decide(sight: &Sight, legal: &[Action], tuning: Tuning) -> Option<
         }
     }
     Some(best.0)
-}
-
-/// The take-or-draw choice by rollouts (`crate::rollout`) when the cost ranks the best take
-/// and the draw within `rollout_margin` draws: Draw, or the best take by the cost. None when
-/// the rollouts are not asked (a clear choice, no take, no draw, an empty stock).
-fn rolled_out(sight: &Sight, legal: &[Action], field: &Field, tuning: Tuning) -> Option<Action> {
-    if !legal.contains(&Action::Draw) || sight.stock_size == 0 {
-        return None;
-    }
-    let top = slot_card(sight.top);
-    let (take, rack) = legal
-        .iter()
-        .filter_map(|a| match a {
-            Action::TakeDiscard { slot } => Some((*a, with_card(&sight.rack, *slot, top))),
-            _ => None,
-        })
-        .min_by(|a, b| field.cost(&a.1).total_cmp(&field.cost(&b.1)))?;
-    let now = field.cost(&sight.rack);
-    let draw = strong::expected_draw(sight, field, now);
-    if (field.cost(&rack) - draw).abs() > tuning.rollout_margin {
-        return None;
-    }
-    let laid = match take {
-        Action::TakeDiscard { slot } => slot.index().map_or(EMPTY, |i| sight.rack[i]),
-        _ => EMPTY,
-    };
-    let samples = tuning.rollouts as usize;
-    let turns = tuning.rollout_turns as usize;
-    let (took, drew) = crate::rollout::win_chances(sight, field, &rack, laid, samples, turns);
-    Some(if drew > took { Action::Draw } else { take })
 }
 
 /// How many placings are looked at one draw deeper.

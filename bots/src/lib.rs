@@ -18,8 +18,6 @@ mod kyle;
 mod level;
 pub mod oracle;
 mod random;
-mod rival;
-mod rollout;
 mod runs;
 mod sight;
 pub mod sparring;

@@ -1,8 +1,7 @@
 //! Measuring players for the arena only, never a [`crate::Level`]: they read what their seat
 //! may not see (R8), to measure how much that knowledge would be worth. `decide` is the
 //! expert's play, except that the take-or-draw choice (R3.1) sees the next card of the stock
-//! and the other racks ([`Peek`]); `probe` prices the other rack as it really is, to check
-//! how well the expert's estimate of it (`crate::rival`) guesses it.
+//! and the other racks ([`Peek`]). `docs/bots.md` (seventh round) has what it wins.
 //!
 //! Nothing in the service can reach this module: `crate::decide` takes a `View` alone.
 
@@ -103,38 +102,4 @@ fn slots(rack: &[Card; 12]) -> Slots {
         *o = slot_card(Some(*card));
     }
     out
-}
-
-/// What the expert's cost says of the other rack of a 2-player round, seen from `view`'s seat
-/// (the expert's weights): its real cost, the expert's estimate of it from the view alone,
-/// and the seat's own cost. None unless the view is of a 2-player turn.
-pub fn probe(view: &View, theirs: &[Card; 12]) -> Option<Probe> {
-    let sight = Sight::of(view)?;
-    if sight.players != 2 || sight.stage != Some(TurnStage::Begin) {
-        return None;
-    }
-    let field = Field::new(&sight, crate::expert::TUNED);
-    let known = sight.known.get(usize::from(1 - sight.me.min(1)))?;
-    Some(Probe {
-        draws: sight.round_draws(),
-        known: known.iter().filter(|c| **c != crate::sight::EMPTY).count() as u32,
-        real: field.cost(&slots(theirs)),
-        estimate: crate::rival::estimate(&sight, &field, 1.0),
-        mine: field.cost(&sight.rack),
-    })
-}
-
-/// One position of `probe`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Probe {
-    /// Cards drawn from the stock so far in the round.
-    pub draws: u32,
-    /// Slots of the other rack public facts show.
-    pub known: u32,
-    /// The other rack's cost by the seat's own measure.
-    pub real: f32,
-    /// The estimate of that cost from the view alone.
-    pub estimate: f32,
-    /// The seat's own rack's cost.
-    pub mine: f32,
 }

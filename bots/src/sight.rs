@@ -39,8 +39,6 @@ pub(crate) struct Sight {
     pub known: Vec<Slots>,
     /// The total that ends the game (R6.1).
     pub target: u32,
-    /// The cards the stock held when the round was dealt (R2.3).
-    pub dealt_stock: u32,
 }
 
 fn slot_value(card: Option<Card>) -> u16 {
@@ -136,12 +134,6 @@ impl Sight {
                 .unwrap_or_else(|| view.totals.clone()),
             known,
             target: view.options.target,
-            dealt_stock: (u32::from(max)
-                + u32::from(deck.jokers)
-                + u32::from(deck.card_swaps)
-                + u32::from(deck.skips)
-                + u32::from(deck.rack_swaps))
-            .saturating_sub(12 * u32::from(view.options.players) + 1),
         })
     }
 
@@ -193,12 +185,6 @@ impl Sight {
     pub(crate) fn behind(&self) -> f32 {
         let (mine, best) = self.standing();
         best.saturating_sub(mine) as f32 / self.target.max(1) as f32
-    }
-
-    /// The cards drawn from the stock so far in this round (a reshuffle, R3.6, starts the
-    /// count again: the round is long by then).
-    pub(crate) fn round_draws(&self) -> u32 {
-        self.dealt_stock.saturating_sub(self.stock_size)
     }
 
     /// The slot index a value belongs to on an evenly spread rack.

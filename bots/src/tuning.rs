@@ -50,19 +50,6 @@ pub struct Tuning {
     /// With Bonus: a run's worth grows by this share for each target's worth of points this
     /// seat trails the leader by (far behind, only big calls catch up).
     pub bonus_behind: f32,
-    /// With 2 players, above 0: a drawn rack swap leaves the cost `now + rival_model ·
-    /// (theirs − now)`, `theirs` the other rack's cost estimated from public facts (`rival`),
-    /// known or not; replaces `swap_weight`'s reading of the known rack.
-    pub rival_model: f32,
-    /// How much slower than the expert the other player orders its rack, for that estimate.
-    pub rival_pace: f32,
-    /// With 2 players, above 0: the take-or-draw choice is settled by this many rollouts per
-    /// choice (`rollout`) when the cost ranks taking and drawing within `rollout_margin`.
-    pub rollouts: f32,
-    /// Draws of cost within which the rollouts decide between taking and drawing.
-    pub rollout_margin: f32,
-    /// Turns each rollout plays on, both seats together (then the race's chance decides).
-    pub rollout_turns: f32,
 }
 
 impl Tuning {
@@ -87,10 +74,5 @@ impl Tuning {
         finish_guard: 0.0,
         bonus_cap: 0.0,
         bonus_behind: 0.0,
-        rival_model: 0.0,
-        rival_pace: 1.0,
-        rollouts: 0.0,
-        rollout_margin: 0.0,
-        rollout_turns: 24.0,
     };
 }

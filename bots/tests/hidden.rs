@@ -107,19 +107,6 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                     decide_expert_with(tuned, &twin_view),
                     decide_expert_with(tuned, &view)
                 );
-                // The estimate of the other rack and the rollouts read the view alone.
-                let tuned = Tuning {
-                    rival_model: 1.0,
-                    rival_pace: 1.4,
-                    rollouts: 4.0,
-                    rollout_margin: 3.0,
-                    rollout_turns: 6.0,
-                    ..expert::TUNED
-                };
-                assert_eq!(
-                    decide_expert_with(tuned, &twin_view),
-                    decide_expert_with(tuned, &view)
-                );
                 for partner in Sparring::ALL {
                     assert_eq!(
                         sparring::decide(partner, &twin_view),

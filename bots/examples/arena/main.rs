@@ -6,7 +6,7 @@
 //! cargo run --release -p racko-bots --example arena -- [--games N] [--players 2|3|4]
 //!     [--variants default|bonus|blitz|choice|partner|noswap|noevents|all] [--threads T] [--alone N]
 //!     [--pairs expert-max,strong-max,expert-strong] [--tuning joker_share=0.1,...]
-//!     [--bench N] [--probe N]
+//!     [--bench N]
 //! ```
 //!
 //! A player is a level (random, basic, strong, expert), a sparring partner (max, band: see
@@ -21,15 +21,13 @@
 //! card), to measure what those cards do to a pairing. `--alone N` plays N solo deals per level: one rack, the 2-player deck, no
 //! opponent (an event card drawn is laid away with no effect), counting turns from the deal to
 //! an ordered rack. `--bench N` times every decision of N self-play games per level, one
-//! thread (`scripts/bench-bots.sh`). `--probe N` prints, for N games of the first pairing,
-//! the other rack's real and estimated cost at each turn of the first player (CSV).
+//! thread (`scripts/bench-bots.sh`).
 
 use std::time::Instant;
 
 mod alone;
 mod bench;
 mod players;
-mod probe;
 mod report;
 
 use racko_bots::table::{play_game_seeing, GameRecord};
@@ -47,8 +45,6 @@ struct Args {
     pairs: Vec<[Player; 2]>,
     /// Games per level for the decision-time benchmark (0: none).
     bench: usize,
-    /// Games whose positions `probe` prints (0: none).
-    probe: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -60,7 +56,6 @@ fn parse_args() -> Result<Args, String> {
         alone: 0,
         pairs: Vec::new(),
         bench: 0,
-        probe: 0,
     };
     let mut pairs = "expert-max,strong-max,expert-strong".to_string();
     let mut tunings = vec![racko_bots::expert::TUNED];
@@ -77,7 +72,6 @@ fn parse_args() -> Result<Args, String> {
             "--pairs" => pairs = value.clone(),
             "--tuning" => tunings = players::parse_tunings(&value)?,
             "--bench" => args.bench = number()?,
-            "--probe" => args.probe = number()?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -299,10 +293,6 @@ fn main() {
     };
     if args.bench > 0 {
         bench::run(args.bench);
-        return;
-    }
-    if let (true, Some(levels)) = (args.probe > 0, args.pairs.first()) {
-        probe::run(args.probe, *levels);
         return;
     }
     if args.alone > 0 {

@@ -111,11 +111,6 @@ fn parse_tuning(text: &str) -> Result<Tuning, String> {
             "finish_guard" => &mut tuning.finish_guard,
             "bonus_cap" => &mut tuning.bonus_cap,
             "bonus_behind" => &mut tuning.bonus_behind,
-            "rival_model" => &mut tuning.rival_model,
-            "rival_pace" => &mut tuning.rival_pace,
-            "rollouts" => &mut tuning.rollouts,
-            "rollout_margin" => &mut tuning.rollout_margin,
-            "rollout_turns" => &mut tuning.rollout_turns,
             _ => return Err(format!("{name}: no such weight")),
         };
         *weight = value;
