@@ -1,6 +1,6 @@
 //! The `expert` level: the choices of `strong` (each the one that leaves the rack cheapest to
 //! order, a draw valued as the mean over the cards it may bring), by a cost weighed anew and
-//! tuned by seeded self-play in the arena (`docs/bots.md` lists the runs), and one step
+//! tuned by seeded self-play in the arena (`docs/bots-tuning.md` lists the runs), and one step
 //! deeper where a card goes:
 //! - every unseen joker speeds up every slot still to fill, not only the short gaps;
 //! - with Bonus (R7.2) a run on the rack is worth draws, so it plays for long runs: worth more

@@ -16,6 +16,7 @@ mod eval;
 pub mod expert;
 mod kyle;
 mod level;
+pub mod oracle;
 mod random;
 mod runs;
 mod sight;

@@ -124,7 +124,7 @@ fn begin(sight: &Sight, field: &Field, legal: &[Action]) -> Option<Action> {
     })
 }
 
-fn expected_draw(sight: &Sight, field: &Field, now: f32) -> f32 {
+pub(crate) fn expected_draw(sight: &Sight, field: &Field, now: f32) -> f32 {
     let mut total = 0.0f32;
     let mut weight = 0.0f32;
     // With an empty stock the discards below the top are shuffled into a new one (R3.6).

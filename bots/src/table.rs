@@ -54,6 +54,19 @@ pub fn play_game(
     max_actions: usize,
     mut player: impl FnMut(Seat, &View, u64) -> Option<Action>,
 ) -> Result<GameRecord, String> {
+    play_game_seeing(options, game, max_actions, |_, seat, view, seed| {
+        player(seat, view, seed)
+    })
+}
+
+/// [`play_game`], with the whole game passed to `player` as well: for the arena's measuring
+/// players only (`crate::oracle`), which read what a seat may not see. A level never gets it.
+pub fn play_game_seeing(
+    options: &Options,
+    game: u64,
+    max_actions: usize,
+    mut player: impl FnMut(&Game, Seat, &View, u64) -> Option<Action>,
+) -> Result<GameRecord, String> {
     let mut state = Game::new(options.clone()).map_err(|e| e.to_string())?;
     let mut record = GameRecord {
         winners: Vec::new(),
@@ -88,7 +101,7 @@ pub fn play_game(
                 continue;
             }
             let view = state.view(Viewer::Seat { seat });
-            if let Some(action) = player(seat, &view, dice.next()) {
+            if let Some(action) = player(&state, seat, &view, dice.next()) {
                 acted = Some((seat, action));
                 break;
             }
@@ -98,7 +111,7 @@ pub fn play_game(
             None => {
                 let seat = *awaiting.first().ok_or("nobody may act")?;
                 let view = state.view(Viewer::Seat { seat });
-                let action = player(seat, &view, dice.next())
+                let action = player(&state, seat, &view, dice.next())
                     .ok_or_else(|| format!("seat {seat} is awaited and gave no action"))?;
                 (seat, action)
             }

@@ -57,7 +57,7 @@ pub fn alone(player: Player, deal: u64) -> u32 {
             let view = solo_view(&options, &rack, drawn, &discard, stock.len(), stage, legal);
             step += 1;
             let action = player
-                .decide(&view, deal ^ step)
+                .decide(None, &view, deal ^ step)
                 .expect("an awaited seat acts");
             match action {
                 Action::TakeDiscard { slot } | Action::PlaceDrawn { slot } => {

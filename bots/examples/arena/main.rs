@@ -10,7 +10,10 @@
 //! ```
 //!
 //! A player is a level (random, basic, strong, expert), a sparring partner (max, band: see
-//! `racko_bots::sparring`) or `tuned` (the expert with the `--tuning` weights). Each pairing is
+//! `racko_bots::sparring`), `tuned` (the expert with the `--tuning` weights), or a measuring
+//! player that cheats at the take-or-draw choice, never a level (`oracle`: sees the next card
+//! of the stock and the other racks; `swaporacle`: sees only whether the next card is a rack
+//! swap, and the other rack; see `racko_bots::oracle`). Each pairing is
 //! first-second: with 2 players one against one; with 3 or 4, one seat of the first against
 //! seats of the second; with `partner` (4 players) a team against a team. Seats are drawn at
 //! random for each game (the seat matters: seat 0 deals first). `all` cycles the variants game
@@ -25,9 +28,10 @@ use std::time::Instant;
 mod alone;
 mod bench;
 mod players;
+mod report;
 
-use racko_bots::table::{play_game, GameRecord};
-use racko_rules::{BlitzMode, Options, Seat, View};
+use racko_bots::table::{play_game_seeing, GameRecord};
+use racko_rules::{BlitzMode, Game, Options, Seat, View};
 
 use players::Player;
 
@@ -200,14 +204,14 @@ fn play_pairing(args: &Args, levels: [Player; 2], games: std::ops::Range<usize>)
         };
         let seats = seating(options.players, options.partner, i);
         let times = &mut tally.times;
-        let player = |seat: Seat, view: &View, seed: u64| {
+        let player = |game: &Game, seat: Seat, view: &View, seed: u64| {
             let k = seats[usize::from(seat)];
             let start = Instant::now();
-            let action = levels[k].decide(view, seed);
+            let action = levels[k].decide(Some((game, seat)), view, seed);
             times[k].push(start.elapsed().as_nanos().min(u128::from(u32::MAX)) as u32);
             action
         };
-        let record = match play_game(&options, i as u64 + 1, 200_000, player) {
+        let record = match play_game_seeing(&options, i as u64 + 1, 200_000, player) {
             Ok(r) => r,
             Err(e) => panic!("game {i}: {e}"),
         };
@@ -253,14 +257,6 @@ fn add_game(tally: &mut Tally, record: &GameRecord, seats: &[usize], partner: bo
     }
 }
 
-fn percentile(sorted: &[u32], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let at = ((sorted.len() - 1) as f64 * p).round() as usize;
-    f64::from(sorted[at]) / 1000.0
-}
-
 fn run_parallel<T: Send + Default>(
     threads: usize,
     total: usize,
@@ -285,74 +281,6 @@ fn run_parallel<T: Send + Default>(
         merge(&mut all, part);
     }
     all
-}
-
-/// Prints the pairing's figures and returns its line of the closing table.
-fn report(args: &Args, levels: [Player; 2], mut tally: Tally) -> String {
-    let partner = args.variants == "partner";
-    let n = (tally.games - tally.unfinished).max(1) as f64;
-    let p = tally.share / n;
-    let ci = 1.96 * (p * (1.0 - p) / n).sqrt();
-    let players = if partner { 4 } else { args.players };
-    let fair = if partner {
-        0.5
-    } else {
-        1.0 / f64::from(players)
-    };
-    let shape = if partner {
-        "team vs team".to_string()
-    } else if players == 2 {
-        "1 vs 1".to_string()
-    } else {
-        format!("1 vs {}", players - 1)
-    };
-    println!(
-        "{} vs {} ({shape}, {} players, variants {}): {} games, {} cut off",
-        levels[0], levels[1], players, args.variants, tally.games, tally.unfinished
-    );
-    println!(
-        "  {} wins {:.1}% ± {:.1}% (95% CI; fair share {:.1}%)",
-        levels[0],
-        100.0 * p,
-        100.0 * ci,
-        100.0 * fair
-    );
-    for (k, level) in levels.iter().enumerate() {
-        let times = &mut tally.times[k];
-        times.sort_unstable();
-        println!(
-            "  {:>6}: {:.1} points per seat and round; decision p50 {:.1} µs, p99 {:.1} µs ({} decisions)",
-            level,
-            tally.points[k] / tally.seat_rounds[k].max(1.0),
-            percentile(times, 0.5),
-            percentile(times, 0.99),
-            times.len()
-        );
-    }
-    println!(
-        "  mean turns to a Racko: {:.1} (all seats together, {} rounds ended by Racko)",
-        tally.racko_turns / (tally.racko_rounds.max(1) as f64),
-        tally.racko_rounds
-    );
-    for (p, name) in ["an even number of", "an odd number of"].iter().enumerate() {
-        let [rounds, first] = tally.by_swaps[p];
-        println!(
-            "  rounds with {name} rack swaps: {rounds} ({:.1}%), Racko called by the first: {:.1}%",
-            100.0 * rounds / (tally.racko_rounds.max(1) as f64),
-            100.0 * first / rounds.max(1.0)
-        );
-    }
-    format!(
-        "| {} | {} ({shape}) | {players} | {} | {} | {:.1}% | ± {:.1}% | {:.1}% ({:.2}×) |",
-        levels[0],
-        levels[1],
-        args.variants,
-        tally.games,
-        100.0 * p,
-        100.0 * ci,
-        100.0 * fair,
-        p / fair
-    )
 }
 
 fn main() {
@@ -402,7 +330,7 @@ fn main() {
         let tally = run_parallel(args.threads, args.games, Tally::merge, |range| {
             play_pairing(&args, levels, range)
         });
-        table.push(report(&args, levels, tally));
+        table.push(report::report(&args, levels, tally));
         println!("  ({:.1} s)", start.elapsed().as_secs_f64());
     }
     println!();

@@ -1,30 +1,43 @@
-//! Who may sit at the arena's table: a level, a sparring partner, or `tuned` (the expert
-//! level with the weights given by `--tuning`, for tuning runs).
+//! Who may sit at the arena's table: a level, a sparring partner, `tuned` (the expert
+//! level with the weights given by `--tuning`, for tuning runs), or a measuring player that
+//! cheats (`oracle`, `swaporacle`: see `racko_bots::oracle`; never a level).
 
 use std::fmt;
 
+use racko_bots::oracle::{self, Cheat, Peek};
 use racko_bots::sparring::{self, Sparring};
 use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
-use racko_rules::{Action, View};
+use racko_rules::{Action, Game, Seat, View};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Player {
     Level(Level),
     Sparring(Sparring),
     Tuned(usize, Tuning),
+    /// The expert with the `--tuning` set `k`, whose take-or-draw choice cheats.
+    Oracle(Cheat, usize, Tuning),
 }
 
 impl Player {
     /// `tunings` are the `--tuning` sets: `tuned` (or `tuned0`) is the first, `tuned1` the next.
     pub fn parse(name: &str, tunings: &[Tuning]) -> Result<Player, String> {
-        if let Some(k) = name.strip_prefix("tuned") {
+        let set = |k: &str| -> Result<(usize, Tuning), String> {
             let k: usize = if k.is_empty() {
                 0
             } else {
                 k.parse().map_err(|e| format!("{name}: {e}"))?
             };
-            let tuning = tunings.get(k).copied().unwrap_or(expert::TUNED);
+            Ok((k, tunings.get(k).copied().unwrap_or(expert::TUNED)))
+        };
+        if let Some(k) = name.strip_prefix("tuned") {
+            let (k, tuning) = set(k)?;
             return Ok(Player::Tuned(k, tuning));
+        }
+        for (prefix, cheat) in [("swaporacle", Cheat::RackSwap), ("oracle", Cheat::Next)] {
+            if let Some(k) = name.strip_prefix(prefix) {
+                let (k, tuning) = set(k)?;
+                return Ok(Player::Oracle(cheat, k, tuning));
+            }
         }
         if let Ok(level) = name.parse::<Level>() {
             return Ok(Player::Level(level));
@@ -34,11 +47,19 @@ impl Player {
         })
     }
 
-    pub fn decide(self, view: &View, seed: u64) -> Option<Action> {
+    /// `game`: the whole game, for the cheats alone (without it they play as the expert).
+    pub fn decide(self, game: Option<(&Game, Seat)>, view: &View, seed: u64) -> Option<Action> {
         match self {
             Player::Level(level) => decide(level, view, seed),
             Player::Sparring(partner) => sparring::decide(partner, view),
             Player::Tuned(_, tuning) => decide_expert_with(tuning, view),
+            Player::Oracle(cheat, _, tuning) => match game {
+                // The peek costs a copy of the game: only where a draw is to be chosen.
+                Some((game, seat)) if view.legal_actions.contains(&Action::Draw) => {
+                    oracle::decide(tuning, cheat, view, &Peek::of(game, seat))
+                }
+                _ => decide_expert_with(tuning, view),
+            },
         }
     }
 }
@@ -49,6 +70,8 @@ impl fmt::Display for Player {
             Player::Level(level) => write!(f, "{level}"),
             Player::Sparring(partner) => write!(f, "{partner}"),
             Player::Tuned(k, _) => write!(f, "tuned{k}"),
+            Player::Oracle(Cheat::Next, k, _) => write!(f, "oracle{k}"),
+            Player::Oracle(Cheat::RackSwap, k, _) => write!(f, "swaporacle{k}"),
         }
     }
 }
