@@ -182,8 +182,12 @@ pub fn open_sqlite(
         .to_str()
         .ok_or_else(|| fail(&"the path is not UTF-8"))?;
     let mut conn = SqliteConnection::establish(name).map_err(|e| fail(&e))?;
+    // The log is copied into the file every 10,000 pages (40 MB) instead of SQLite's 1,000:
+    // the committer does that copy under the write lock, and a page written many times in
+    // between is copied once (1.05x the actions/s at 50 games).
     conn.batch_execute(&format!(
-        "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+        "PRAGMA wal_autocheckpoint = 10000; PRAGMA busy_timeout = {}; \
+         PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
         busy.as_millis(),
         match durability {
             Durability::Full => "FULL",

@@ -71,6 +71,18 @@ fn sqlite_commits_are_durable_unless_the_url_says_otherwise() {
             .get_result::<Pragma>(&mut conn)
             .expect("pragma");
         assert_eq!(pragma.synchronous, expected, "{url}");
+        #[derive(QueryableByName)]
+        struct Checkpoint {
+            #[diesel(sql_type = Integer)]
+            wal_autocheckpoint: i32,
+        }
+        let every = diesel::sql_query("PRAGMA wal_autocheckpoint")
+            .get_result::<Checkpoint>(&mut conn)
+            .expect("pragma");
+        assert_eq!(
+            every.wal_autocheckpoint, 10_000,
+            "{url}: the log is copied less often"
+        );
     }
     assert!(Target::parse(&format!("sqlite://{file}?synchronous=off")).is_err());
     let _ = std::fs::remove_dir_all(dir);
