@@ -182,7 +182,9 @@ run_once() {
         psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB_NAME WITH (FORCE)" >/dev/null
         DB_NAME=""
     fi
-    rm -f "${database#sqlite://}"*
+    if [[ $STORE == sqlite ]]; then
+        rm -f "${database#sqlite://}"*
+    fi
 }
 
 # "median (min-max)" of column $1 of the runs.

@@ -36,7 +36,7 @@ impl<'a> OnDemand<'a> {
     }
 
     /// Marks the connection, if one was taken, for the pool to drop: its database went away.
-    pub fn mark_broken(&mut self) {
+    fn mark_broken(&mut self) {
         if let Some(conn) = self.conn.as_mut() {
             mark_broken(conn);
         }

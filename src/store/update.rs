@@ -139,8 +139,8 @@ impl Store {
     /// statement whose compare-and-set on the version makes it apply only to the game as
     /// read (`pg_write`). Two round trips where the locking transaction took about a dozen.
     /// Another writer between the two: `None`, and nothing written (the caller then takes
-    /// the locking path, where writers queue). The connection goes back to the pool first. A
-    /// connection is taken only when needed: a write carried by another writer's statement
+    /// the locking path, where writers queue). A connection is taken only while needed (the
+    /// read, a statement this writer leads): a write carried by another writer's statement
     /// takes none.
     fn update_game_in_one_statement<T, E>(
         &self,
