@@ -83,6 +83,15 @@ fn sqlite_commits_are_durable_unless_the_url_says_otherwise() {
             every.wal_autocheckpoint, 10_000,
             "{url}: the log is copied less often"
         );
+        #[derive(QueryableByName)]
+        struct TempStore {
+            #[diesel(sql_type = Integer)]
+            temp_store: i32,
+        }
+        let temp = diesel::sql_query("PRAGMA temp_store")
+            .get_result::<TempStore>(&mut conn)
+            .expect("pragma");
+        assert_eq!(temp.temp_store, 2, "{url}: savepoints journal in memory");
     }
     assert!(Target::parse(&format!("sqlite://{file}?synchronous=off")).is_err());
     let _ = std::fs::remove_dir_all(dir);
