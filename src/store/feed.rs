@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
+use diesel::sql_types::{BigInt, Text};
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
@@ -80,12 +80,7 @@ pub(super) fn append_about(
     for (account, items) in by_account {
         let id = account.to_string();
         let n = items.len() as i64;
-        ensure_head(conn, &id)?;
-        // One statement takes the seqs and says which: no read of the head afterwards.
-        let last: i64 = diesel::update(account_feed_heads::table.find(&id))
-            .set(account_feed_heads::last_seq.eq(account_feed_heads::last_seq + n))
-            .returning(account_feed_heads::last_seq)
-            .get_result(conn)?;
+        let last = take_seqs(conn, &id, n)?;
         let endpoints = super::webhooks::enabled_endpoints(conn, &id)?;
         let devices = super::devices::wanting(conn, &id)?;
         for (seq, item) in (last - n + 1..).zip(items) {
@@ -151,23 +146,34 @@ pub(super) fn as_stored(
     out
 }
 
-/// Creates the account's head row if it has none. Raw SQL: the upsert is spelled differently
-/// by each backend, and diesel's MultiConnection has no portable form of it.
-fn ensure_head(conn: &mut AnyConnection, id: &str) -> Result<(), StoreError> {
-    match conn {
+/// Takes the account's next `n` seqs and returns the last of them, creating its head row on
+/// its first item: one statement, no read of the head before or after. Raw SQL: diesel's
+/// MultiConnection has no portable form of the upsert.
+fn take_seqs(conn: &mut AnyConnection, id: &str, n: i64) -> Result<i64, StoreError> {
+    #[derive(QueryableByName)]
+    struct Head {
+        #[diesel(sql_type = BigInt)]
+        last_seq: i64,
+    }
+    let head: Head = match conn {
         AnyConnection::Pg(pg) => diesel::sql_query(
-            "INSERT INTO account_feed_heads (account_id, last_seq) VALUES ($1, 0) \
-             ON CONFLICT DO NOTHING",
+            "INSERT INTO account_feed_heads AS h (account_id, last_seq) VALUES ($1, $2) \
+             ON CONFLICT (account_id) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq \
+             RETURNING last_seq",
         )
         .bind::<Text, _>(id)
-        .execute(pg)?,
+        .bind::<BigInt, _>(n)
+        .get_result(pg)?,
         AnyConnection::Sqlite(lite) => diesel::sql_query(
-            "INSERT OR IGNORE INTO account_feed_heads (account_id, last_seq) VALUES (?, 0)",
+            "INSERT INTO account_feed_heads AS h (account_id, last_seq) VALUES (?, ?) \
+             ON CONFLICT (account_id) DO UPDATE SET last_seq = h.last_seq + excluded.last_seq \
+             RETURNING last_seq",
         )
         .bind::<Text, _>(id)
-        .execute(lite)?,
+        .bind::<BigInt, _>(n)
+        .get_result(lite)?,
     };
-    Ok(())
+    Ok(head.last_seq)
 }
 
 /// Items of `account` with seq > `after`, ascending, at most `limit`.

@@ -1,5 +1,7 @@
 //! Concurrent writers on one game.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use diesel::connection::SimpleConnection;
 
 use super::*;
@@ -55,6 +57,26 @@ store_tests! {
         assert_eq!(seqs(&store, new.id), (1..=20).collect::<Vec<_>>());
     }
 
+    fn a_game_nobody_else_changed_is_decided_once(store: Store, _db: &TestDb) {
+        // With nobody writing in between, the rules run once per action: on PostgreSQL on the
+        // game this process wrote last, on SQLite under the file's lock.
+        let a = account(&store, "a");
+        let new = new_game(&a, vec![seat(0, &a, true)]);
+        let _ = store.insert_game(&new, &[], None).unwrap();
+        let decided = AtomicUsize::new(0);
+        for n in 1..=3 {
+            decided.store(0, Ordering::SeqCst);
+            update(&store, new.id, |record| {
+                decided.fetch_add(1, Ordering::SeqCst);
+                Ok::<_, StoreError>((change(record, vec![event("n", None)]), ()))
+            })
+            .expect("applied");
+            // The first write decides on the game read; it is kept from then on.
+            let once = if n == 1 { 1..=2 } else { 1..=1 };
+            assert!(once.contains(&decided.load(Ordering::SeqCst)), "write {n}");
+        }
+        assert_eq!(seqs(&store, new.id), [1, 2, 3]);
+    }
 }
 
 /// Prints update_game throughput: `cargo test --test store -- --ignored --nocapture`.
