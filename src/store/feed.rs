@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::conn::AnyConnection;
 use super::delivery_bodies::Bodies;
 use super::rows::{from_json, to_json, utc, uuid};
-use super::schema::{account_feed, account_feed_heads};
+use super::schema::account_feed;
 use super::topic::{Topic, Wake};
 use super::{GameRecord, StoreError};
 
