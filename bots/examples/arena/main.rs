@@ -29,6 +29,7 @@ mod alone;
 mod bench;
 mod players;
 mod report;
+mod sampled;
 
 use racko_bots::table::{play_game_seeing, GameRecord};
 use racko_rules::{BlitzMode, Game, Options, Seat, View};
@@ -207,7 +208,7 @@ fn play_pairing(args: &Args, levels: [Player; 2], games: std::ops::Range<usize>)
         let player = |game: &Game, seat: Seat, view: &View, seed: u64| {
             let k = seats[usize::from(seat)];
             let start = Instant::now();
-            let action = levels[k].decide(Some((game, seat)), view, seed);
+            let action = levels[k].decide(Some((game, seat, levels[1 - k])), view, seed);
             times[k].push(start.elapsed().as_nanos().min(u128::from(u32::MAX)) as u32);
             action
         };

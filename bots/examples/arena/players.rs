@@ -1,9 +1,11 @@
 //! Who may sit at the arena's table: a level, a sparring partner, `tuned` (the expert
 //! level with the weights given by `--tuning`, for tuning runs), or a measuring player that
-//! cheats (`oracle`, `swaporacle`: see `racko_bots::oracle`; never a level).
+//! cheats (`oracle`, `swaporacle`: see `racko_bots::oracle`; `foresight`, `placesight`: see
+//! `racko_bots::foresight`; never a level).
 
 use std::fmt;
 
+use racko_bots::foresight::{self, Reach};
 use racko_bots::oracle::{self, Cheat, Peek};
 use racko_bots::sparring::{self, Sparring};
 use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
@@ -16,6 +18,12 @@ pub enum Player {
     Tuned(usize, Tuning),
     /// The expert with the `--tuning` set `k`, whose take-or-draw choice cheats.
     Oracle(Cheat, usize, Tuning),
+    /// The expert with the `--tuning` set `k`, planning with the whole hidden state.
+    Foresight(Reach, usize, Tuning),
+    /// `sampledNmMbB`: the foresight planner on N deals of the unseen cards (view only), an
+    /// option other than the expert's needing M points more on average; an unknown slot of
+    /// another rack holds a card of its band with a chance growing to B % as the round ages.
+    Sampled(usize, u32, u32),
 }
 
 impl Player {
@@ -39,6 +47,18 @@ impl Player {
                 return Ok(Player::Oracle(cheat, k, tuning));
             }
         }
+        for (prefix, reach) in [("foresight", Reach::All), ("placesight", Reach::Placing)] {
+            if let Some(k) = name.strip_prefix(prefix) {
+                let (k, tuning) = set(k)?;
+                return Ok(Player::Foresight(reach, k, tuning));
+            }
+        }
+        if let Some(rest) = name.strip_prefix("sampled") {
+            let (n, rest) = rest.split_once('m').unwrap_or((rest, "0b0"));
+            let (m, b) = rest.split_once('b').unwrap_or((rest, "0"));
+            let number = |t: &str| t.parse::<u32>().map_err(|e| format!("{name}: {e}"));
+            return Ok(Player::Sampled(number(n)? as usize, number(m)?, number(b)?));
+        }
         if let Ok(level) = name.parse::<Level>() {
             return Ok(Player::Level(level));
         }
@@ -47,18 +67,38 @@ impl Player {
         })
     }
 
-    /// `game`: the whole game, for the cheats alone (without it they play as the expert).
-    pub fn decide(self, game: Option<(&Game, Seat)>, view: &View, seed: u64) -> Option<Action> {
+    /// `game`: the whole game and the player of the other seats, for the cheats alone
+    /// (without it they play as the expert).
+    pub fn decide(
+        self,
+        game: Option<(&Game, Seat, Player)>,
+        view: &View,
+        seed: u64,
+    ) -> Option<Action> {
         match self {
             Player::Level(level) => decide(level, view, seed),
             Player::Sparring(partner) => sparring::decide(partner, view),
             Player::Tuned(_, tuning) => decide_expert_with(tuning, view),
             Player::Oracle(cheat, _, tuning) => match game {
                 // The peek costs a copy of the game: only where a draw is to be chosen.
-                Some((game, seat)) if view.legal_actions.contains(&Action::Draw) => {
+                Some((game, seat, _)) if view.legal_actions.contains(&Action::Draw) => {
                     oracle::decide(tuning, cheat, view, &Peek::of(game, seat))
                 }
                 _ => decide_expert_with(tuning, view),
+            },
+            Player::Foresight(reach, _, tuning) => match game {
+                Some((game, seat, rival)) => {
+                    let mut others = |_: Seat, view: &View| rival.decide(None, view, 0);
+                    foresight::decide(tuning, reach, game, seat, view, &mut others)
+                }
+                None => decide_expert_with(tuning, view),
+            },
+            Player::Sampled(n, m, b) => match game {
+                Some((game, seat, _)) => {
+                    let (m, b) = (m as f32, f64::from(b) / 100.0);
+                    crate::sampled::decide(expert::TUNED, (n, m, b), game, seat, view)
+                }
+                None => decide_expert_with(expert::TUNED, view),
             },
         }
     }
@@ -72,6 +112,9 @@ impl fmt::Display for Player {
             Player::Tuned(k, _) => write!(f, "tuned{k}"),
             Player::Oracle(Cheat::Next, k, _) => write!(f, "oracle{k}"),
             Player::Oracle(Cheat::RackSwap, k, _) => write!(f, "swaporacle{k}"),
+            Player::Foresight(Reach::All, k, _) => write!(f, "foresight{k}"),
+            Player::Foresight(Reach::Placing, k, _) => write!(f, "placesight{k}"),
+            Player::Sampled(n, m, b) => write!(f, "sampled{n}m{m}b{b}"),
         }
     }
 }
