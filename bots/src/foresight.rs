@@ -23,6 +23,9 @@ pub enum Reach {
     /// Only where a card goes (the slot of a take the expert chose, a drawn card's slot):
     /// the take-or-draw choice stays the expert's.
     Placing,
+    /// As `All`, but seeing only this many turns ahead (every seat's turns counted): a round
+    /// not ended by then is valued by the chance each rack orders first.
+    Turns(u32),
 }
 
 /// The other seats' players, as the arena seats them: `(seat, view)` to an action.
@@ -55,7 +58,7 @@ pub fn decide(
     let quick = quick(tuning);
     let mut best = (base, f32::NEG_INFINITY);
     for action in candidates {
-        let Some(worth) = play_out(game, seat, action, quick, others) else {
+        let Some(worth) = play_out(game, seat, action, quick, reach, others) else {
             continue;
         };
         // Strictly better only: ties keep the expert's order (its own choice first).
@@ -90,12 +93,17 @@ pub fn play_out(
     seat: Seat,
     action: Action,
     quick: Tuning,
+    reach: Reach,
     others: &mut Others<'_>,
 ) -> Option<f32> {
     let (next, events) = game.apply(seat, &action).ok()?;
+    let turns = match reach {
+        Reach::Turns(t) => Some(t),
+        _ => None,
+    };
     Some(match ended(&events, seat) {
         Some(w) => w,
-        None => rollout(next, seat, quick, others),
+        None => rollout(next, seat, quick, turns, others),
     })
 }
 
@@ -110,7 +118,7 @@ pub fn shortlist(tuning: Tuning, reach: Reach, base: Action, view: &View) -> Vec
     let field = Field::new(sight, tuning);
     let card = match (sight.stage, base) {
         (Some(TurnStage::Begin), Action::TakeDiscard { .. }) => slot_card(sight.top),
-        (Some(TurnStage::Begin), _) if reach == Reach::All => slot_card(sight.top),
+        (Some(TurnStage::Begin), _) if reach != Reach::Placing => slot_card(sight.top),
         (Some(TurnStage::Drawn), _) => slot_card(sight.drawn),
         _ => return vec![base],
     };
@@ -131,7 +139,7 @@ pub fn shortlist(tuning: Tuning, reach: Reach, base: Action, view: &View) -> Vec
         }
     }
     let keep = match sight.stage {
-        Some(TurnStage::Begin) if reach == Reach::All => Some(Action::Draw),
+        Some(TurnStage::Begin) if reach != Reach::Placing => Some(Action::Draw),
         Some(TurnStage::Drawn) => Some(Action::DiscardDrawn),
         _ => None,
     };
@@ -160,12 +168,22 @@ fn ended(events: &[Event], me: Seat) -> Option<f32> {
 }
 
 /// Plays the round on to its end: `me` by the expert's cost, the others by their players.
-fn rollout(mut game: Game, me: Seat, quick: Tuning, others: &mut Others<'_>) -> f32 {
+fn rollout(
+    mut game: Game,
+    me: Seat,
+    quick: Tuning,
+    turns: Option<u32>,
+    others: &mut Others<'_>,
+) -> f32 {
     let players = game.options().players;
+    let mut left = turns.unwrap_or(u32::MAX);
     for _ in 0..LIMIT {
         let Some(&on) = game.awaiting().first() else {
             return 0.0;
         };
+        if left == 0 {
+            return race(&game, me, quick);
+        }
         // Every player at the arena's table calls Racko as soon as it may, off turn too.
         let caller = (0..players)
             .map(|k| (on + k) % players)
@@ -185,6 +203,9 @@ fn rollout(mut game: Game, me: Seat, quick: Tuning, others: &mut Others<'_>) -> 
                 }
             }
         };
+        if matches!(action, Action::Draw | Action::TakeDiscard { .. }) {
+            left = left.saturating_sub(1);
+        }
         let Ok(events) = game.apply_mut(seat, &action) else {
             return 0.0;
         };
@@ -193,4 +214,20 @@ fn rollout(mut game: Game, me: Seat, quick: Tuning, others: &mut Others<'_>) -> 
         }
     }
     0.0
+}
+
+/// A round cut short, as round points: each rack orders with a steady chance per turn of one
+/// over its expected draws (by the expert's cost, from its own seat's view), the first to
+/// order wins about 75 points net.
+fn race(game: &Game, me: Seat, quick: Tuning) -> f32 {
+    let draws = |seat: Seat| {
+        Sight::of(&game.view(Viewer::Seat { seat }))
+            .map_or(30.0, |s| Field::new(&s, quick).cost(&s.rack).max(0.05))
+    };
+    let mine = draws(me);
+    let theirs = (0..game.options().players)
+        .filter(|s| *s != me)
+        .map(draws)
+        .fold(f32::INFINITY, f32::min);
+    150.0 * theirs / (mine + theirs) - 75.0
 }

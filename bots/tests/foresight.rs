@@ -54,14 +54,27 @@ fn the_shortlist_starts_with_the_experts_choice_and_holds_only_legal_options() {
 fn an_option_is_played_out_to_the_end_of_the_round() {
     let (game, seat) = position(2, TurnStage::Begin);
     let quick = foresight::quick(expert::TUNED);
-    let worth = foresight::play_out(&game, seat, Action::Draw, quick, &mut strong);
+    let worth = foresight::play_out(&game, seat, Action::Draw, quick, Reach::All, &mut strong);
     // R5: the round's points of the seat less the other's lie between -90 and 90 (no Bonus).
     assert!(
         worth.is_some_and(|w| (-90.0..=90.0).contains(&w)),
         "{worth:?}"
     );
-    let again = foresight::play_out(&game, seat, Action::Draw, quick, &mut strong);
+    let again = foresight::play_out(&game, seat, Action::Draw, quick, Reach::All, &mut strong);
     assert_eq!(worth, again);
+    // Cut short after two turns, a round still open is valued by the race chance.
+    let short = foresight::play_out(
+        &game,
+        seat,
+        Action::Draw,
+        quick,
+        Reach::Turns(2),
+        &mut strong,
+    );
+    assert!(
+        short.is_some_and(|w| (-90.0..=90.0).contains(&w)),
+        "{short:?}"
+    );
 }
 
 #[test]

@@ -18,8 +18,9 @@ pub enum Player {
     Tuned(usize, Tuning),
     /// The expert with the `--tuning` set `k`, whose take-or-draw choice cheats.
     Oracle(Cheat, usize, Tuning),
-    /// The expert with the `--tuning` set `k`, planning with the whole hidden state.
-    Foresight(Reach, usize, Tuning),
+    /// The expert with the `--tuning` set `k`, planning with the whole hidden state; with
+    /// `true`, the other seats' players too, else it takes them to play as the expert.
+    Foresight(Reach, usize, Tuning, bool),
     /// `sampledNmMbB`: the foresight planner on N deals of the unseen cards (view only), an
     /// option other than the expert's needing M points more on average; an unknown slot of
     /// another rack holds a card of its band with a chance growing to B % as the round ages.
@@ -47,11 +48,19 @@ impl Player {
                 return Ok(Player::Oracle(cheat, k, tuning));
             }
         }
-        for (prefix, reach) in [("foresight", Reach::All), ("placesight", Reach::Placing)] {
+        for (prefix, reach, mind) in [
+            ("foresight", Reach::All, true),
+            ("placesight", Reach::Placing, true),
+            ("cardsight", Reach::All, false),
+        ] {
             if let Some(k) = name.strip_prefix(prefix) {
                 let (k, tuning) = set(k)?;
-                return Ok(Player::Foresight(reach, k, tuning));
+                return Ok(Player::Foresight(reach, k, tuning, mind));
             }
+        }
+        if let Some(t) = name.strip_prefix("horizon") {
+            let t = t.parse().map_err(|e| format!("{name}: {e}"))?;
+            return Ok(Player::Foresight(Reach::Turns(t), 0, expert::TUNED, true));
         }
         if let Some(rest) = name.strip_prefix("sampled") {
             let (n, rest) = rest.split_once('m').unwrap_or((rest, "0b0"));
@@ -86,9 +95,16 @@ impl Player {
                 }
                 _ => decide_expert_with(tuning, view),
             },
-            Player::Foresight(reach, _, tuning) => match game {
+            Player::Foresight(reach, _, tuning, mind) => match game {
                 Some((game, seat, rival)) => {
-                    let mut others = |_: Seat, view: &View| rival.decide(None, view, 0);
+                    let quick = foresight::quick(tuning);
+                    let mut others = |_: Seat, view: &View| {
+                        if mind {
+                            rival.decide(None, view, 0)
+                        } else {
+                            decide_expert_with(quick, view)
+                        }
+                    };
                     foresight::decide(tuning, reach, game, seat, view, &mut others)
                 }
                 None => decide_expert_with(tuning, view),
@@ -112,8 +128,10 @@ impl fmt::Display for Player {
             Player::Tuned(k, _) => write!(f, "tuned{k}"),
             Player::Oracle(Cheat::Next, k, _) => write!(f, "oracle{k}"),
             Player::Oracle(Cheat::RackSwap, k, _) => write!(f, "swaporacle{k}"),
-            Player::Foresight(Reach::All, k, _) => write!(f, "foresight{k}"),
-            Player::Foresight(Reach::Placing, k, _) => write!(f, "placesight{k}"),
+            Player::Foresight(Reach::All, k, _, true) => write!(f, "foresight{k}"),
+            Player::Foresight(Reach::All, k, _, false) => write!(f, "cardsight{k}"),
+            Player::Foresight(Reach::Placing, k, _, _) => write!(f, "placesight{k}"),
+            Player::Foresight(Reach::Turns(t), _, _, _) => write!(f, "horizon{t}"),
             Player::Sampled(n, m, b) => write!(f, "sampled{n}m{m}b{b}"),
         }
     }

@@ -137,12 +137,26 @@ pub fn decide(
     // The other seats play as this seat would, seeing only their views.
     let mut others = |_: Seat, v: &View| decide_expert_with(quick, v);
     let mut best = (base, f32::NEG_INFINITY);
+    let mut first: Vec<f32> = Vec::new();
     for (k, action) in candidates.into_iter().enumerate() {
-        let mut total = 0.0;
-        for world in &worlds {
-            total += foresight::play_out(world, seat, action, quick, &mut others).unwrap_or(0.0);
-        }
+        let values: Vec<f32> = worlds
+            .iter()
+            .map(|w| {
+                foresight::play_out(w, seat, action, quick, Reach::All, &mut others).unwrap_or(0.0)
+            })
+            .collect();
+        let total: f32 = values.iter().sum();
         let mean = total / worlds.len().max(1) as f32 - if k == 0 { 0.0 } else { margin };
+        if k == 0 {
+            first = values.clone();
+        } else if std::env::var("SAMPLED_DEBUG").is_ok() {
+            // The spread of the paired difference against the expert's choice, per deal.
+            let d: Vec<f32> = values.iter().zip(&first).map(|(a, b)| a - b).collect();
+            let n = d.len().max(1) as f32;
+            let m = d.iter().sum::<f32>() / n;
+            let sd = (d.iter().map(|x| (x - m).powi(2)).sum::<f32>() / n).sqrt();
+            eprintln!("PAIRED {k} mean {m:.1} sd {sd:.1} n {n}");
+        }
         if mean > best.1 {
             best = (action, mean);
         }
