@@ -78,7 +78,7 @@ pub fn quick(tuning: Tuning) -> Tuning {
 }
 
 /// Where the cheat plans at all: its own turn, taking or drawing or placing, not calling.
-pub fn plans(game: &Game, seat: Seat, base: Action) -> bool {
+fn plans(game: &Game, seat: Seat, base: Action) -> bool {
     let stage = match game.phase() {
         Phase::Turn { seat: s, stage } if *s == seat => *stage,
         _ => return false,

@@ -21,10 +21,6 @@ pub enum Player {
     /// The expert with the `--tuning` set `k`, planning with the whole hidden state; with
     /// `true`, the other seats' players too, else it takes them to play as the expert.
     Foresight(Reach, usize, Tuning, bool),
-    /// `sampledNmMbB`: the foresight planner on N deals of the unseen cards (view only), an
-    /// option other than the expert's needing M points more on average; an unknown slot of
-    /// another rack holds a card of its band with a chance growing to B % as the round ages.
-    Sampled(usize, u32, u32),
 }
 
 impl Player {
@@ -61,12 +57,6 @@ impl Player {
         if let Some(t) = name.strip_prefix("horizon") {
             let t = t.parse().map_err(|e| format!("{name}: {e}"))?;
             return Ok(Player::Foresight(Reach::Turns(t), 0, expert::TUNED, true));
-        }
-        if let Some(rest) = name.strip_prefix("sampled") {
-            let (n, rest) = rest.split_once('m').unwrap_or((rest, "0b0"));
-            let (m, b) = rest.split_once('b').unwrap_or((rest, "0"));
-            let number = |t: &str| t.parse::<u32>().map_err(|e| format!("{name}: {e}"));
-            return Ok(Player::Sampled(number(n)? as usize, number(m)?, number(b)?));
         }
         if let Ok(level) = name.parse::<Level>() {
             return Ok(Player::Level(level));
@@ -109,13 +99,6 @@ impl Player {
                 }
                 None => decide_expert_with(tuning, view),
             },
-            Player::Sampled(n, m, b) => match game {
-                Some((game, seat, _)) => {
-                    let (m, b) = (m as f32, f64::from(b) / 100.0);
-                    crate::sampled::decide(expert::TUNED, (n, m, b), game, seat, view)
-                }
-                None => decide_expert_with(expert::TUNED, view),
-            },
         }
     }
 }
@@ -132,7 +115,6 @@ impl fmt::Display for Player {
             Player::Foresight(Reach::All, k, _, false) => write!(f, "cardsight{k}"),
             Player::Foresight(Reach::Placing, k, _, _) => write!(f, "placesight{k}"),
             Player::Foresight(Reach::Turns(t), _, _, _) => write!(f, "horizon{t}"),
-            Player::Sampled(n, m, b) => write!(f, "sampled{n}m{m}b{b}"),
         }
     }
 }
