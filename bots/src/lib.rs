@@ -14,6 +14,7 @@ mod basic;
 mod dice;
 mod eval;
 pub mod expert;
+pub mod foresight;
 mod kyle;
 mod level;
 pub mod oracle;

@@ -13,7 +13,10 @@
 //! `racko_bots::sparring`), `tuned` (the expert with the `--tuning` weights), or a measuring
 //! player that cheats at the take-or-draw choice, never a level (`oracle`: sees the next card
 //! of the stock and the other racks; `swaporacle`: sees only whether the next card is a rack
-//! swap, and the other rack; see `racko_bots::oracle`). Each pairing is
+//! swap, and the other rack; see `racko_bots::oracle`), or one that plans with the whole
+//! future of the round (`foresight`, `placesight` for its placings only, `cardsight` not
+//! knowing the other player, `horizonT` seeing T turns ahead; see `racko_bots::foresight`).
+//! Each pairing is
 //! first-second: with 2 players one against one; with 3 or 4, one seat of the first against
 //! seats of the second; with `partner` (4 players) a team against a team. Seats are drawn at
 //! random for each game (the seat matters: seat 0 deals first). `all` cycles the variants game
@@ -207,7 +210,7 @@ fn play_pairing(args: &Args, levels: [Player; 2], games: std::ops::Range<usize>)
         let player = |game: &Game, seat: Seat, view: &View, seed: u64| {
             let k = seats[usize::from(seat)];
             let start = Instant::now();
-            let action = levels[k].decide(Some((game, seat)), view, seed);
+            let action = levels[k].decide(Some((game, seat, levels[1 - k])), view, seed);
             times[k].push(start.elapsed().as_nanos().min(u128::from(u32::MAX)) as u32);
             action
         };

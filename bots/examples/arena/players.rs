@@ -1,9 +1,11 @@
 //! Who may sit at the arena's table: a level, a sparring partner, `tuned` (the expert
 //! level with the weights given by `--tuning`, for tuning runs), or a measuring player that
-//! cheats (`oracle`, `swaporacle`: see `racko_bots::oracle`; never a level).
+//! cheats (`oracle`, `swaporacle`: see `racko_bots::oracle`; `foresight`, `placesight`: see
+//! `racko_bots::foresight`; never a level).
 
 use std::fmt;
 
+use racko_bots::foresight::{self, Reach};
 use racko_bots::oracle::{self, Cheat, Peek};
 use racko_bots::sparring::{self, Sparring};
 use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
@@ -16,6 +18,9 @@ pub enum Player {
     Tuned(usize, Tuning),
     /// The expert with the `--tuning` set `k`, whose take-or-draw choice cheats.
     Oracle(Cheat, usize, Tuning),
+    /// The expert with the `--tuning` set `k`, planning with the whole hidden state; with
+    /// `true`, the other seats' players too, else it takes them to play as the expert.
+    Foresight(Reach, usize, Tuning, bool),
 }
 
 impl Player {
@@ -39,6 +44,20 @@ impl Player {
                 return Ok(Player::Oracle(cheat, k, tuning));
             }
         }
+        for (prefix, reach, mind) in [
+            ("foresight", Reach::All, true),
+            ("placesight", Reach::Placing, true),
+            ("cardsight", Reach::All, false),
+        ] {
+            if let Some(k) = name.strip_prefix(prefix) {
+                let (k, tuning) = set(k)?;
+                return Ok(Player::Foresight(reach, k, tuning, mind));
+            }
+        }
+        if let Some(t) = name.strip_prefix("horizon") {
+            let t = t.parse().map_err(|e| format!("{name}: {e}"))?;
+            return Ok(Player::Foresight(Reach::Turns(t), 0, expert::TUNED, true));
+        }
         if let Ok(level) = name.parse::<Level>() {
             return Ok(Player::Level(level));
         }
@@ -47,18 +66,38 @@ impl Player {
         })
     }
 
-    /// `game`: the whole game, for the cheats alone (without it they play as the expert).
-    pub fn decide(self, game: Option<(&Game, Seat)>, view: &View, seed: u64) -> Option<Action> {
+    /// `game`: the whole game and the player of the other seats, for the cheats alone
+    /// (without it they play as the expert).
+    pub fn decide(
+        self,
+        game: Option<(&Game, Seat, Player)>,
+        view: &View,
+        seed: u64,
+    ) -> Option<Action> {
         match self {
             Player::Level(level) => decide(level, view, seed),
             Player::Sparring(partner) => sparring::decide(partner, view),
             Player::Tuned(_, tuning) => decide_expert_with(tuning, view),
             Player::Oracle(cheat, _, tuning) => match game {
                 // The peek costs a copy of the game: only where a draw is to be chosen.
-                Some((game, seat)) if view.legal_actions.contains(&Action::Draw) => {
+                Some((game, seat, _)) if view.legal_actions.contains(&Action::Draw) => {
                     oracle::decide(tuning, cheat, view, &Peek::of(game, seat))
                 }
                 _ => decide_expert_with(tuning, view),
+            },
+            Player::Foresight(reach, _, tuning, mind) => match game {
+                Some((game, seat, rival)) => {
+                    let quick = foresight::quick(tuning);
+                    let mut others = |_: Seat, view: &View| {
+                        if mind {
+                            rival.decide(None, view, 0)
+                        } else {
+                            decide_expert_with(quick, view)
+                        }
+                    };
+                    foresight::decide(tuning, reach, game, seat, view, &mut others)
+                }
+                None => decide_expert_with(tuning, view),
             },
         }
     }
@@ -72,6 +111,10 @@ impl fmt::Display for Player {
             Player::Tuned(k, _) => write!(f, "tuned{k}"),
             Player::Oracle(Cheat::Next, k, _) => write!(f, "oracle{k}"),
             Player::Oracle(Cheat::RackSwap, k, _) => write!(f, "swaporacle{k}"),
+            Player::Foresight(Reach::All, k, _, true) => write!(f, "foresight{k}"),
+            Player::Foresight(Reach::All, k, _, false) => write!(f, "cardsight{k}"),
+            Player::Foresight(Reach::Placing, k, _, _) => write!(f, "placesight{k}"),
+            Player::Foresight(Reach::Turns(t), _, _, _) => write!(f, "horizon{t}"),
         }
     }
 }
