@@ -1,29 +1,18 @@
 //! The arena's planning cheat (`racko_bots::foresight`): it plays by the rules (R3.1, R3.2),
 //! starts from the expert's choice, and plays each option out to the round's end (R5).
 
+mod common;
+
 use racko_bots::foresight::{self, Reach};
 use racko_bots::table::play_game_seeing;
 use racko_bots::{decide, decide_expert_with, expert, Level};
-use racko_rules::{Action, Game, Options, Phase, RoundDeal, Seat, TurnStage, View, Viewer};
+use racko_rules::{Action, Game, Options, Phase, Seat, TurnStage, View, Viewer};
 
 /// A 2-player round some turns in, with the seat on turn at `stage`.
 fn position(game_no: u64, stage: TurnStage) -> (Game, Seat) {
-    let mut game = Game::new(Options::default()).expect("valid options");
-    let deal = RoundDeal {
-        seed: racko_bots::table::round_seed(game_no, 1),
-        stacked: None,
-    };
-    game.start_round_mut(&deal).expect("a deal");
-    for step in 0..200 {
-        let seat = game.awaiting()[0];
-        if step > 6 && matches!(game.phase(), Phase::Turn { stage: s, .. } if *s == stage) {
-            return (game, seat);
-        }
-        let view = game.view(Viewer::Seat { seat });
-        let action = decide(Level::Strong, &view, step).expect("an action");
-        game.apply_mut(seat, &action).expect("a legal action");
-    }
-    panic!("no such position");
+    common::position_where(game_no, |game, _, step| {
+        step > 6 && matches!(game.phase(), Phase::Turn { stage: s, .. } if *s == stage)
+    })
 }
 
 fn strong(_: Seat, view: &View) -> Option<Action> {

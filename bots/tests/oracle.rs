@@ -1,20 +1,15 @@
 //! The arena's cheating player (`racko_bots::oracle`): it sees what its `Peek` shows and acts
 //! on it as documented, and without a cheat's chance it plays as the expert.
 
+mod common;
+
 use racko_bots::oracle::{self, Cheat, Peek};
-use racko_bots::{decide, decide_expert_with, expert, Level};
-use racko_rules::{Action, Card, Game, Options, Phase, RoundDeal, Seat, TurnStage, Viewer};
+use racko_bots::{decide_expert_with, expert};
+use racko_rules::{Action, Card, Game, Phase, Seat, TurnStage, Viewer};
 
 /// A 2-player game at the start of a turn where the seat on turn may take or draw.
 fn take_or_draw(game_no: u64) -> (Game, Seat) {
-    let mut game = Game::new(Options::default()).expect("valid options");
-    let deal = RoundDeal {
-        seed: racko_bots::table::round_seed(game_no, 1),
-        stacked: None,
-    };
-    game.start_round_mut(&deal).expect("a deal");
-    for step in 0..200 {
-        let seat = game.awaiting()[0];
+    common::position_where(game_no, |game, seat, step| {
         let legal = game.legal_actions(seat);
         let begin = matches!(
             game.phase(),
@@ -26,14 +21,8 @@ fn take_or_draw(game_no: u64) -> (Game, Seat) {
         let take = legal
             .iter()
             .any(|a| matches!(a, Action::TakeDiscard { .. }));
-        if begin && take && legal.contains(&Action::Draw) && step > 4 {
-            return (game, seat);
-        }
-        let view = game.view(Viewer::Seat { seat });
-        let action = decide(Level::Strong, &view, step).expect("an action");
-        game.apply_mut(seat, &action).expect("a legal action");
-    }
-    panic!("no take-or-draw position");
+        begin && take && legal.contains(&Action::Draw) && step > 4
+    })
 }
 
 fn numbers(values: [u16; 12]) -> [Card; 12] {
