@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
 use uuid::Uuid;
 
 use super::conn::AnyConnection;
 use super::delivery_bodies::Bodies;
+use super::prepared::Prepared;
 use super::rows::{from_json, to_json, utc, uuid};
 use super::schema::account_feed;
 use super::topic::{Topic, Wake};
@@ -147,33 +147,24 @@ pub(super) fn as_stored(
 }
 
 /// Takes the account's next `n` seqs and returns the last of them, creating its head row on
-/// its first item: one statement, no read of the head before or after. Raw SQL: diesel's
-/// MultiConnection has no portable form of the upsert.
+/// its first item: one statement, no read of the head before or after, prepared once per
+/// connection ([`Prepared`]). Run on each backend's own connection: diesel's
+/// MultiConnection has no portable upsert.
 fn take_seqs(conn: &mut AnyConnection, id: &str, n: i64) -> Result<i64, StoreError> {
-    #[derive(QueryableByName)]
-    struct Head {
-        #[diesel(sql_type = BigInt)]
-        last_seq: i64,
-    }
-    let head: Head = match conn {
-        AnyConnection::Pg(pg) => diesel::sql_query(
-            "INSERT INTO account_feed_heads AS h (account_id, last_seq) VALUES ($1, $2) \
-             ON CONFLICT (account_id) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq \
-             RETURNING last_seq",
-        )
-        .bind::<Text, _>(id)
-        .bind::<BigInt, _>(n)
-        .get_result(pg)?,
-        AnyConnection::Sqlite(lite) => diesel::sql_query(
-            "INSERT INTO account_feed_heads AS h (account_id, last_seq) VALUES (?, ?) \
-             ON CONFLICT (account_id) DO UPDATE SET last_seq = h.last_seq + excluded.last_seq \
-             RETURNING last_seq",
-        )
-        .bind::<Text, _>(id)
-        .bind::<BigInt, _>(n)
-        .get_result(lite)?,
-    };
-    Ok(head.last_seq)
+    use super::schema::account_feed_heads::dsl::{account_feed_heads, account_id, last_seq};
+    use diesel::upsert::excluded;
+    let upsert = Prepared(
+        diesel::insert_into(account_feed_heads)
+            .values((account_id.eq(id), last_seq.eq(n)))
+            .on_conflict(account_id)
+            .do_update()
+            .set(last_seq.eq(last_seq + excluded(last_seq)))
+            .returning(last_seq),
+    );
+    Ok(match conn {
+        AnyConnection::Pg(pg) => upsert.get_result(pg)?,
+        AnyConnection::Sqlite(lite) => upsert.get_result(lite)?,
+    })
 }
 
 /// Items of `account` with seq > `after`, ascending, at most `limit`.

@@ -31,6 +31,7 @@ mod on_demand;
 mod outbox;
 mod pg_batch;
 mod pg_write;
+mod prepared;
 mod probes;
 mod push_outbox;
 mod ratings;

@@ -19,14 +19,13 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, SmallInt, Text, Timestamp};
 
-mod prepared;
 mod statement;
 
 use super::delivery_bodies::Bodies;
+use super::prepared::Prepared;
 use super::rows::{enum_text, state_json, to_json, EventRow, IdempotencyRow, SeatRow};
 use super::topic::{Topic, Wake};
 use super::{GameChange, GameRecord, StoreError};
-use prepared::Prepared;
 use statement::Parts;
 
 /// One game's change as the statement's rows, made on the writer's own thread.
