@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 use uuid::Uuid;
 
-use super::conn::{AnyConnection, Target};
+use super::conn::AnyConnection;
 use super::rows::{enum_text, now, AccountRow};
 use super::schema::{accounts, settings};
 use super::{Account, Committed, Conflict, NewAccount, News, SignedInAccount, Store, StoreError};
@@ -225,11 +225,11 @@ impl Store {
     }
 
     /// The account and its live sessions, for a token check (one statement): kept for
-    /// [`Store::recent_account`] on PostgreSQL.
+    /// [`Store::recent_account`].
     pub fn account_for_token(&self, id: Uuid) -> Result<Option<SignedInAccount>, StoreError> {
         let ticket = self.signed_in.ticket();
         let signed_in = self.signed_in_account(id)?;
-        if let (Some(signed_in), Target::Pg(_)) = (&signed_in, &self.target) {
+        if let Some(signed_in) = &signed_in {
             self.signed_in.put(ticket, signed_in.clone());
         }
         Ok(signed_in)

@@ -1,13 +1,13 @@
-//! Accounts and their live sessions as the token check reads them, kept for a few seconds so that a request's check
-//! costs no round trip of its own. PostgreSQL only: on SQLite the read is in the
-//! process.
+//! Accounts and their live sessions as the token check reads them, kept for a few seconds so
+//! that a request's check costs no read (and no hop to a blocking thread) of its own.
 //!
 //! Whatever changes what a token check reads (the token generation: signing out everywhere, a
-//! guest registering, leaving for good; a session ended) forgets the entry at once in its own process and, in
-//! every other process, when the change's notification arrives (`x:<id>` on the wake-up
-//! channel, delivered at commit, within milliseconds). An entry lives at most [`TTL`]: the
-//! bound on a stale check should a notification be lost, and the wake-up listener forgets
-//! everything whenever it (re)connects, since it may have missed some.
+//! guest registering, leaving for good; a session ended) forgets the entry at once in its own
+//! process. On PostgreSQL every other process forgets it when the change's notification
+//! arrives (`x:<id>` on the wake-up channel, delivered at commit, within milliseconds); on
+//! SQLite every writer is in this process, so nothing else has to hear of it. An entry lives
+//! at most [`TTL`]: the bound on a stale check should a notification be lost, and the wake-up
+//! listener forgets everything whenever it (re)connects, since it may have missed some.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
