@@ -17,7 +17,10 @@ tmp=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export DATABASE_URL=${DATABASE_URL:-sqlite://$tmp/bench.sqlite3}
+# The idle streams are one account's, from one address: lift the per-account and per-address
+# stream limits (16 and 64 by default) above --idle.
 RACKO_BIND=127.0.0.1:$port RACKO_AUTH_PER_MINUTE=0 RUST_LOG=warn \
+    RACKO_STREAMS_PER_ACCOUNT=10000 RACKO_STREAMS_PER_ADDRESS=10000 \
     target/release/racko serve >"$tmp/server.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do

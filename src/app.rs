@@ -29,7 +29,6 @@ pub struct Application {
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         let config = config.validate()?;
-        crate::malloc::return_large_blocks();
         let store = open_store(&config).await?;
         tracing::info!(store = %store.describe(), "store opened");
         let secret = token_secret(&config, &store).await?;

@@ -10,7 +10,6 @@ pub mod blocking;
 pub mod config;
 pub mod error;
 pub mod http;
-pub mod malloc;
 pub mod metrics;
 pub mod notify;
 pub mod service;

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 /// From the ground up: a module may name only those of a lower rank.
 const RANKS: &[(&str, u8)] = &[
     ("error", 0),
-    ("malloc", 0),
     ("store", 1),
     ("blocking", 1),
     ("config", 2),
