@@ -76,11 +76,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A TCP port nobody listens on now (the server binds it a moment later).
+# A TCP port nobody listens on now (the server binds it a moment later), below the
+# ephemeral range (32768-60999) where the load tool's own connections could hold it.
 free_port() {
     local port
     while :; do
-        port=$((20000 + RANDOM % 40000))
+        port=$((20000 + RANDOM % 12000))
         if ! ss -Htln "sport = :$port" | grep -q .; then
             echo "$port"
             return

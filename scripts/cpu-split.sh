@@ -73,7 +73,7 @@ trap 'exit 130' INT TERM
 free_port() {
     local port
     for _ in $(seq 50); do
-        port=$((20000 + RANDOM % 20000))
+        port=$((20000 + RANDOM % 12000))
         if ! ss -ltn "sport = :$port" | grep -q LISTEN; then
             echo "$port"
             return

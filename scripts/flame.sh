@@ -58,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port=$((20000 + RANDOM % 20000))
+port=$((20000 + RANDOM % 12000))
 url="http://127.0.0.1:$port"
 if [[ $STORE == sqlite ]]; then
     database="sqlite://$WORK/racko.sqlite3"
