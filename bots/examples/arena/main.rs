@@ -30,13 +30,14 @@ use std::time::Instant;
 
 mod alone;
 mod bench;
+mod learn;
 mod players;
 mod report;
 
 use racko_bots::table::{play_game_seeing, GameRecord};
 use racko_rules::{BlitzMode, Game, Options, Seat, View};
 
-use players::Player;
+use players::{Player, Weights};
 
 struct Args {
     games: usize,
@@ -48,6 +49,9 @@ struct Args {
     pairs: Vec<[Player; 2]>,
     /// Games per level for the decision-time benchmark (0: none).
     bench: usize,
+    /// Games per pairing to learn from (0: none), and the share of random choices in them.
+    learn: usize,
+    explore: f64,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -59,7 +63,10 @@ fn parse_args() -> Result<Args, String> {
         alone: 0,
         pairs: Vec::new(),
         bench: 0,
+        learn: 0,
+        explore: 0.0,
     };
+    let mut weights = racko_bots::learned::WEIGHTS;
     let mut pairs = "expert-max,strong-max,expert-strong".to_string();
     let mut tunings = vec![racko_bots::expert::TUNED];
     let mut it = std::env::args().skip(1);
@@ -75,21 +82,31 @@ fn parse_args() -> Result<Args, String> {
             "--pairs" => pairs = value.clone(),
             "--tuning" => tunings = players::parse_tunings(&value)?,
             "--bench" => args.bench = number()?,
+            "--learn" => args.learn = number()?,
+            "--explore" => args.explore = value.parse().map_err(|e| format!("{flag}: {e}"))?,
+            "--weights" => weights = players::parse_weights(&value)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
-    args.pairs = parse_pairs(&pairs, &tunings)?;
+    args.pairs = parse_pairs(&pairs, &tunings, weights)?;
     Ok(args)
 }
 
 /// `strong-basic,expert-max`: each pairing as first-second.
-fn parse_pairs(text: &str, tunings: &[racko_bots::Tuning]) -> Result<Vec<[Player; 2]>, String> {
+fn parse_pairs(
+    text: &str,
+    tunings: &[racko_bots::Tuning],
+    weights: Weights,
+) -> Result<Vec<[Player; 2]>, String> {
     text.split(',')
         .map(|pair| {
             let (a, b) = pair
                 .split_once('-')
                 .ok_or(format!("{pair}: write first-second"))?;
-            Ok([Player::parse(a, tunings)?, Player::parse(b, tunings)?])
+            Ok([
+                Player::parse(a, tunings, weights)?,
+                Player::parse(b, tunings, weights)?,
+            ])
         })
         .collect()
 }
@@ -186,7 +203,7 @@ impl Tally {
 }
 
 /// Which level (0 = first, 1 = second) sits in each seat of game `i`.
-fn seating(players: u8, partner: bool, i: usize) -> Vec<usize> {
+pub(crate) fn seating(players: u8, partner: bool, i: usize) -> Vec<usize> {
     let mix = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33;
     let n = usize::from(players);
     if partner {
@@ -260,7 +277,7 @@ fn add_game(tally: &mut Tally, record: &GameRecord, seats: &[usize], partner: bo
     }
 }
 
-fn run_parallel<T: Send + Default>(
+pub(crate) fn run_parallel<T: Send + Default>(
     threads: usize,
     total: usize,
     merge: impl Fn(&mut T, T),
@@ -296,6 +313,10 @@ fn main() {
     };
     if args.bench > 0 {
         bench::run(args.bench);
+        return;
+    }
+    if args.learn > 0 {
+        learn::run(args.learn, &args.pairs, args.threads, args.explore);
         return;
     }
     if args.alone > 0 {
