@@ -2,8 +2,10 @@
 //! the expert's cost (expected draws to order its own rack). A position after a choice (the
 //! rack it leaves, the card it lays on the discard pile) is described by a few features read
 //! from the seat's view alone ([`NAMES`]), and a logistic model fitted on seeded self-play in
-//! the arena (`arena --learn`) gives the chance that this seat wins the round from there. The
-//! arena-only player `learned` takes the option of the best chance; not a level.
+//! the arena (`arena --learn`) predicts the round's outcome for this seat from there (with
+//! [`WEIGHTS`] its points margin, as a share 0..1; the fitter can also learn whether the
+//! round or the game is won). The arena-only players `learned` and `learnedtake` take the
+//! option of the best prediction; not a level. `docs/bots.md` (ninth round) has what it won.
 
 use racko_rules::{Action, Card, TurnStage, View};
 
@@ -13,7 +15,7 @@ use crate::strong::{slot_card, with_card};
 use crate::{expert, runs};
 
 /// How many features describe a position.
-pub const FEATURES: usize = 16;
+pub const FEATURES: usize = 17;
 
 /// What each feature is (the fitter prints the weights by these names). `c` is the draws to
 /// order the rack by the expert's cost, `t` the next seat's when public facts show at least
@@ -21,6 +23,8 @@ pub const FEATURES: usize = 16;
 /// unseen rack swaps, `saved` the draws the laid card saves the next seat (known rack only),
 /// `edge` how much every rack wants the laid card (the ends of the numbers, a joker). The own
 /// cost enters through `ln(1 + c)` alone, so that a fit can keep the chance falling with it.
+/// With Bonus, `run` is the rack's run bonus and `needed` the bonus a call needs to win the
+/// game (`Sight::bonus_needed`, the expert's `bonus_cap`).
 pub const NAMES: [&str; FEATURES] = [
     "bias",
     "ln(1+c)",
@@ -38,10 +42,31 @@ pub const NAMES: [&str; FEATURES] = [
     "swaps",
     "known/12",
     "k",
+    "min(run,needed)/100",
 ];
 
-/// The model fitted by `arena --learn 4000 --pairs expert-max,expert-strong` (seeds 100001..).
-pub const WEIGHTS: [f32; FEATURES] = [0.0; FEATURES];
+/// The model fitted by `arena --learn 2000 --threads 1 --explore 0.1 --variants default+bonus
+/// --label points --pairs expert-max,expert-strong` (game seeds 100001..102000 per pairing):
+/// the points margin of the round, which played best of the three labels tried.
+pub const WEIGHTS: [f32; FEATURES] = [
+    0.3143,  // bias
+    -0.2218, // ln(1+c)
+    0.1270,  // s*ln(1+c)
+    -0.0271, // k*swaps*ln(1+c)
+    0.1130,  // k*ln(1+t)
+    0.0146,  // k*swaps*ln(1+t)
+    0.1132,  // prefix/12
+    -0.0267, // saved/10
+    -0.0041, // edge
+    0.0061,  // jokers*ln(1+c)/4
+    0.1383,  // run/100
+    0.0287,  // s
+    -0.0700, // behind
+    -0.0079, // swaps
+    -0.2028, // known/12
+    -0.2075, // k
+    0.0039,  // min(run,needed)/100
+];
 
 /// Which choices the learned valuation makes; the others are the expert's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +89,7 @@ struct Valuer<'a> {
     swaps: f32,
     jokers: f32,
     behind: f32,
+    needed: f32,
     weights: [f32; FEATURES],
 }
 
@@ -88,6 +114,7 @@ impl<'a> Valuer<'a> {
             swaps: f32::from(sight.rack_swaps_unseen),
             jokers: f32::from(sight.jokers_unseen),
             behind: sight.behind(),
+            needed: sight.bonus_needed() as f32,
             field,
             weights,
         }
@@ -134,10 +161,11 @@ impl<'a> Valuer<'a> {
             self.swaps,
             self.known,
             k,
+            run.min(self.needed) / 100.0,
         ]
     }
 
-    /// The chance to win the round from a position.
+    /// The predicted outcome of the round from a position (0..1, more is better).
     fn chance(&self, x: &[f32; FEATURES]) -> f32 {
         let z: f32 = x.iter().zip(&self.weights).map(|(a, b)| a * b).sum();
         1.0 / (1.0 + (-z).exp())

@@ -5,22 +5,47 @@
 //! Newton's method. Prints the weights as the `learned::WEIGHTS` constant and, for comparison,
 //! the fit of the expert's cost alone. With `--explore P` the first player makes a share P of
 //! its take-or-draw choices and placings at random among the legal ones, so the data also
-//! holds positions the expert would not choose.
+//! holds positions the expert would not choose. `--variants default+bonus` alternates the
+//! variant sets game by game. With `--label points` the label is the round's points margin
+//! (0.5 + margin / 800, held to 0..1) rather than whether the round was won; with `--label
+//! game`, whether the seat won the game.
 
 use racko_bots::learned::{self, FEATURES, NAMES};
 use racko_bots::table::play_game;
-use racko_rules::{Action, Options, View};
+use racko_rules::{Action, View};
 
 use crate::players::Player;
-use crate::{run_parallel, seating};
+use crate::{options_for, run_parallel, seating};
 
 /// One position: its game (for the split), its features, the round's outcome for the seat.
 type Sample = (usize, [f64; FEATURES], f64);
 
+/// What a position is labelled with (`--label`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// Whether the seat won the round (the default).
+    Round,
+    /// The round's points margin.
+    Points,
+    /// Whether the seat won the game.
+    Game,
+}
+
+/// With `--label points`: the points margin of a round that counts as a sure win.
+const MARGIN: f64 = 400.0;
+
 /// The first game seed of the training games.
 const SEED0: usize = 100_000;
 
-pub fn run(games: usize, pairs: &[[Player; 2]], threads: usize, explore: f64) {
+pub fn run(
+    games: usize,
+    pairs: &[[Player; 2]],
+    threads: usize,
+    explore: f64,
+    variants: &str,
+    label: Label,
+) {
+    let sets: Vec<&str> = variants.split('+').collect();
     let mut data: Vec<Sample> = Vec::new();
     for pair in pairs {
         let part: Vec<Sample> = run_parallel(
@@ -29,7 +54,7 @@ pub fn run(games: usize, pairs: &[[Player; 2]], threads: usize, explore: f64) {
             |all: &mut Vec<Sample>, part| all.extend(part),
             |range| {
                 range
-                    .flat_map(|i| play(*pair, SEED0 + i, explore))
+                    .flat_map(|i| play(*pair, SEED0 + i, explore, sets[i % sets.len()], label))
                     .collect()
             },
         );
@@ -79,9 +104,13 @@ pub fn run(games: usize, pairs: &[[Player; 2]], threads: usize, explore: f64) {
     }
 }
 
-/// Game `game` of the pairing, default options, 2 players: the first player's positions.
-fn play(pair: [Player; 2], game: usize, explore: f64) -> Vec<Sample> {
-    let options = Options::default();
+/// Game `game` of the pairing, 2 players, the variant set `set` (as `--variants`): the first
+/// player's positions.
+fn play(pair: [Player; 2], game: usize, explore: f64, set: &str, label: Label) -> Vec<Sample> {
+    let options = match options_for(set, 2, game) {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
     let seats = seating(2, false, game);
     let mine = seats.iter().position(|k| *k == 0).unwrap_or(0);
     let mut found: Vec<(u32, [f64; FEATURES])> = Vec::new();
@@ -123,10 +152,22 @@ fn play(pair: [Player; 2], game: usize, explore: f64) -> Vec<Sample> {
         .filter_map(|(round, x)| {
             let scores = &record.rounds.get(round.checked_sub(1)? as usize)?.scores;
             let (me, other) = (scores.get(mine)?, scores.get(1 - mine)?);
-            let y = match me.cmp(other) {
-                std::cmp::Ordering::Greater => 1.0,
-                std::cmp::Ordering::Equal => 0.5,
-                std::cmp::Ordering::Less => 0.0,
+            let y = if label == Label::Game {
+                let won = record.winners.iter().any(|w| usize::from(*w) == mine);
+                if won {
+                    1.0 / record.winners.len() as f64
+                } else {
+                    0.0
+                }
+            } else if label == Label::Points {
+                // The round's points margin, as a share between 0 and 1.
+                (0.5 + (f64::from(*me) - f64::from(*other)) / (2.0 * MARGIN)).clamp(0.0, 1.0)
+            } else {
+                match me.cmp(other) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                }
             };
             Some((game, x, y))
         })

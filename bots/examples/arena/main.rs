@@ -6,7 +6,7 @@
 //! cargo run --release -p racko-bots --example arena -- [--games N] [--players 2|3|4]
 //!     [--variants default|bonus|blitz|choice|partner|noswap|noevents|all] [--threads T] [--alone N]
 //!     [--pairs expert-max,strong-max,expert-strong] [--tuning joker_share=0.1,...]
-//!     [--bench N]
+//!     [--bench N] [--learn N [--explore P] [--label round|points|game]] [--weights w1,w2,...]
 //! ```
 //!
 //! A player is a level (random, basic, strong, expert), a sparring partner (max, band: see
@@ -24,7 +24,9 @@
 //! card), to measure what those cards do to a pairing. `--alone N` plays N solo deals per level: one rack, the 2-player deck, no
 //! opponent (an event card drawn is laid away with no effect), counting turns from the deal to
 //! an ordered rack. `--bench N` times every decision of N self-play games per level, one
-//! thread (`scripts/bench-bots.sh`).
+//! thread (`scripts/bench-bots.sh`). `--learn N` fits the ninth round's learned valuation of
+//! the round on N games per pairing (see `learn.rs`); `learned` and `learnedtake` play by it,
+//! with `--weights` or `racko_bots::learned::WEIGHTS`.
 
 use std::time::Instant;
 
@@ -52,6 +54,8 @@ struct Args {
     /// Games per pairing to learn from (0: none), and the share of random choices in them.
     learn: usize,
     explore: f64,
+    /// What `--learn` fits (`--label round|points|game`).
+    label: learn::Label,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -65,6 +69,7 @@ fn parse_args() -> Result<Args, String> {
         bench: 0,
         learn: 0,
         explore: 0.0,
+        label: learn::Label::Round,
     };
     let mut weights = racko_bots::learned::WEIGHTS;
     let mut pairs = "expert-max,strong-max,expert-strong".to_string();
@@ -84,6 +89,14 @@ fn parse_args() -> Result<Args, String> {
             "--bench" => args.bench = number()?,
             "--learn" => args.learn = number()?,
             "--explore" => args.explore = value.parse().map_err(|e| format!("{flag}: {e}"))?,
+            "--label" => {
+                args.label = match value.as_str() {
+                    "round" => learn::Label::Round,
+                    "points" => learn::Label::Points,
+                    "game" => learn::Label::Game,
+                    _ => return Err(format!("--label {value}: round, points or game")),
+                }
+            }
             "--weights" => weights = players::parse_weights(&value)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
@@ -112,7 +125,7 @@ fn parse_pairs(
 }
 
 /// The options of game `i` of a variant set.
-fn options_for(set: &str, players: u8, i: usize) -> Result<Options, String> {
+pub(crate) fn options_for(set: &str, players: u8, i: usize) -> Result<Options, String> {
     let base = Options {
         players,
         ..Options::default()
@@ -316,7 +329,14 @@ fn main() {
         return;
     }
     if args.learn > 0 {
-        learn::run(args.learn, &args.pairs, args.threads, args.explore);
+        learn::run(
+            args.learn,
+            &args.pairs,
+            args.threads,
+            args.explore,
+            &args.variants,
+            args.label,
+        );
         return;
     }
     if args.alone > 0 {
