@@ -99,11 +99,27 @@ impl Field {
     /// The draws `card` on top of the discard pile would save the next seat, weighed
     /// (0 when that rack is not known well enough).
     pub(crate) fn denial(&self, card: u16) -> f32 {
-        let Some((rack, now)) = &self.rival else {
-            return 0.0;
-        };
         if card == EMPTY {
             return 0.0;
+        }
+        let Some((saved, best)) = self.saves(card) else {
+            return 0.0;
+        };
+        // A card that orders the known rack lets that seat call Racko at once.
+        let finish = if best <= 0.0 {
+            self.tuning.finish_guard
+        } else {
+            0.0
+        };
+        self.tuning.deny_weight * saved + finish
+    }
+
+    /// The draws `card` on top of the discard pile would save the next seat, unweighed, and
+    /// that rack's cost with it: None when that rack is not known well enough.
+    pub(crate) fn saves(&self, card: u16) -> Option<(f32, f32)> {
+        let (rack, now) = self.rival.as_ref()?;
+        if card == EMPTY {
+            return Some((0.0, *now));
         }
         let mut best = *now;
         for i in 0..12 {
@@ -111,13 +127,12 @@ impl Field {
             next[i] = card;
             best = best.min(self.draws_to_order(&next));
         }
-        // A card that orders the known rack lets that seat call Racko at once.
-        let finish = if best <= 0.0 {
-            self.tuning.finish_guard
-        } else {
-            0.0
-        };
-        self.tuning.deny_weight * (now - best) + finish
+        Some((now - best, best))
+    }
+
+    /// The next seat's rack and its cost, when it is an opponent's known well enough.
+    pub(crate) fn rival(&self) -> Option<&(Slots, f32)> {
+        self.rival.as_ref()
     }
 
     /// The draws giving `card` into slot index `slot` of the next seat's rack costs it,
@@ -257,7 +272,7 @@ impl Field {
     }
 
     /// The least expected draws to order the rack.
-    fn draws_to_order(&self, rack: &Slots) -> f32 {
+    pub(crate) fn draws_to_order(&self, rack: &Slots) -> f32 {
         // fill[i]: the slots before slot index i that a kept run would have to refill
         // (every slot but a joker's).
         let mut fill = [0usize; 13];
@@ -300,7 +315,7 @@ impl Field {
 
 /// The ordered prefix's length (R5.2): from slot 5 on, while each number card is higher than
 /// every one before it (a joker fits; an empty slot ends it).
-fn prefix(rack: &Slots) -> usize {
+pub(crate) fn prefix(rack: &Slots) -> usize {
     let mut highest = 0u16;
     for (i, &card) in rack.iter().enumerate() {
         if card == EMPTY || (card != JOKER && card <= highest) {

@@ -16,6 +16,7 @@ mod eval;
 pub mod expert;
 pub mod foresight;
 mod kyle;
+pub mod learned;
 mod level;
 pub mod oracle;
 mod random;

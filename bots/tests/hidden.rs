@@ -2,6 +2,7 @@
 //! every card the seat cannot see (the other racks and the stock) leaves each decision as it
 //! was, at every position of many whole games.
 
+use racko_bots::learned::{self, Scope};
 use racko_bots::sparring::{self, Sparring};
 use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
 use racko_rules::{BlitzMode, Game, Options, Phase, Seat, Viewer};
@@ -107,6 +108,13 @@ fn r8_decisions_ignore_every_card_the_seat_cannot_see() {
                     decide_expert_with(tuned, &twin_view),
                     decide_expert_with(tuned, &view)
                 );
+                // The ninth round's learned valuation (arena only) reads the view alone too.
+                for scope in [Scope::All, Scope::Begin] {
+                    assert_eq!(
+                        learned::decide(&twin_view, scope, learned::WEIGHTS),
+                        learned::decide(&view, scope, learned::WEIGHTS)
+                    );
+                }
                 for partner in Sparring::ALL {
                     assert_eq!(
                         sparring::decide(partner, &twin_view),

@@ -6,7 +6,7 @@
 //! cargo run --release -p racko-bots --example arena -- [--games N] [--players 2|3|4]
 //!     [--variants default|bonus|blitz|choice|partner|noswap|noevents|all] [--threads T] [--alone N]
 //!     [--pairs expert-max,strong-max,expert-strong] [--tuning joker_share=0.1,...]
-//!     [--bench N]
+//!     [--bench N] [--learn N [--explore P] [--label round|points|game]] [--weights w1,w2,...]
 //! ```
 //!
 //! A player is a level (random, basic, strong, expert), a sparring partner (max, band: see
@@ -24,19 +24,22 @@
 //! card), to measure what those cards do to a pairing. `--alone N` plays N solo deals per level: one rack, the 2-player deck, no
 //! opponent (an event card drawn is laid away with no effect), counting turns from the deal to
 //! an ordered rack. `--bench N` times every decision of N self-play games per level, one
-//! thread (`scripts/bench-bots.sh`).
+//! thread (`scripts/bench-bots.sh`). `--learn N` fits the ninth round's learned valuation of
+//! the round on N games per pairing (see `learn.rs`); `learned` and `learnedtake` play by it,
+//! with `--weights` or `racko_bots::learned::WEIGHTS`.
 
 use std::time::Instant;
 
 mod alone;
 mod bench;
+mod learn;
 mod players;
 mod report;
 
 use racko_bots::table::{play_game_seeing, GameRecord};
 use racko_rules::{BlitzMode, Game, Options, Seat, View};
 
-use players::Player;
+use players::{Player, Weights};
 
 struct Args {
     games: usize,
@@ -48,6 +51,11 @@ struct Args {
     pairs: Vec<[Player; 2]>,
     /// Games per level for the decision-time benchmark (0: none).
     bench: usize,
+    /// Games per pairing to learn from (0: none), and the share of random choices in them.
+    learn: usize,
+    explore: f64,
+    /// What `--learn` fits (`--label round|points|game`).
+    label: learn::Label,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -59,7 +67,11 @@ fn parse_args() -> Result<Args, String> {
         alone: 0,
         pairs: Vec::new(),
         bench: 0,
+        learn: 0,
+        explore: 0.0,
+        label: learn::Label::Round,
     };
+    let mut weights = racko_bots::learned::WEIGHTS;
     let mut pairs = "expert-max,strong-max,expert-strong".to_string();
     let mut tunings = vec![racko_bots::expert::TUNED];
     let mut it = std::env::args().skip(1);
@@ -75,27 +87,45 @@ fn parse_args() -> Result<Args, String> {
             "--pairs" => pairs = value.clone(),
             "--tuning" => tunings = players::parse_tunings(&value)?,
             "--bench" => args.bench = number()?,
+            "--learn" => args.learn = number()?,
+            "--explore" => args.explore = value.parse().map_err(|e| format!("{flag}: {e}"))?,
+            "--label" => {
+                args.label = match value.as_str() {
+                    "round" => learn::Label::Round,
+                    "points" => learn::Label::Points,
+                    "game" => learn::Label::Game,
+                    _ => return Err(format!("--label {value}: round, points or game")),
+                }
+            }
+            "--weights" => weights = players::parse_weights(&value)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
-    args.pairs = parse_pairs(&pairs, &tunings)?;
+    args.pairs = parse_pairs(&pairs, &tunings, weights)?;
     Ok(args)
 }
 
 /// `strong-basic,expert-max`: each pairing as first-second.
-fn parse_pairs(text: &str, tunings: &[racko_bots::Tuning]) -> Result<Vec<[Player; 2]>, String> {
+fn parse_pairs(
+    text: &str,
+    tunings: &[racko_bots::Tuning],
+    weights: Weights,
+) -> Result<Vec<[Player; 2]>, String> {
     text.split(',')
         .map(|pair| {
             let (a, b) = pair
                 .split_once('-')
                 .ok_or(format!("{pair}: write first-second"))?;
-            Ok([Player::parse(a, tunings)?, Player::parse(b, tunings)?])
+            Ok([
+                Player::parse(a, tunings, weights)?,
+                Player::parse(b, tunings, weights)?,
+            ])
         })
         .collect()
 }
 
 /// The options of game `i` of a variant set.
-fn options_for(set: &str, players: u8, i: usize) -> Result<Options, String> {
+pub(crate) fn options_for(set: &str, players: u8, i: usize) -> Result<Options, String> {
     let base = Options {
         players,
         ..Options::default()
@@ -186,7 +216,7 @@ impl Tally {
 }
 
 /// Which level (0 = first, 1 = second) sits in each seat of game `i`.
-fn seating(players: u8, partner: bool, i: usize) -> Vec<usize> {
+pub(crate) fn seating(players: u8, partner: bool, i: usize) -> Vec<usize> {
     let mix = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33;
     let n = usize::from(players);
     if partner {
@@ -260,7 +290,7 @@ fn add_game(tally: &mut Tally, record: &GameRecord, seats: &[usize], partner: bo
     }
 }
 
-fn run_parallel<T: Send + Default>(
+pub(crate) fn run_parallel<T: Send + Default>(
     threads: usize,
     total: usize,
     merge: impl Fn(&mut T, T),
@@ -296,6 +326,17 @@ fn main() {
     };
     if args.bench > 0 {
         bench::run(args.bench);
+        return;
+    }
+    if args.learn > 0 {
+        learn::run(
+            args.learn,
+            &args.pairs,
+            args.threads,
+            args.explore,
+            &args.variants,
+            args.label,
+        );
         return;
     }
     if args.alone > 0 {

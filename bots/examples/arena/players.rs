@@ -6,6 +6,7 @@
 use std::fmt;
 
 use racko_bots::foresight::{self, Reach};
+use racko_bots::learned::{self, Scope, FEATURES};
 use racko_bots::oracle::{self, Cheat, Peek};
 use racko_bots::sparring::{self, Sparring};
 use racko_bots::{decide, decide_expert_with, expert, Level, Tuning};
@@ -21,11 +22,35 @@ pub enum Player {
     /// The expert with the `--tuning` set `k`, planning with the whole hidden state; with
     /// `true`, the other seats' players too, else it takes them to play as the expert.
     Foresight(Reach, usize, Tuning, bool),
+    /// The ninth round's learned valuation of the round (`racko_bots::learned`).
+    Learned(Scope, Weights),
+}
+
+/// The learned model's weights (`--weights`, else `learned::WEIGHTS`).
+pub type Weights = [f32; FEATURES];
+
+/// `--weights 0.1,-2,...`: one weight per feature of `learned::NAMES`.
+pub fn parse_weights(text: &str) -> Result<Weights, String> {
+    let list: Vec<f32> = text
+        .split(',')
+        .map(|w| {
+            w.trim()
+                .parse::<f32>()
+                .map_err(|e| format!("--weights {w}: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    list.try_into()
+        .map_err(|_| format!("--weights: write {FEATURES} numbers"))
 }
 
 impl Player {
     /// `tunings` are the `--tuning` sets: `tuned` (or `tuned0`) is the first, `tuned1` the next.
-    pub fn parse(name: &str, tunings: &[Tuning]) -> Result<Player, String> {
+    pub fn parse(name: &str, tunings: &[Tuning], weights: Weights) -> Result<Player, String> {
+        match name {
+            "learned" => return Ok(Player::Learned(Scope::All, weights)),
+            "learnedtake" => return Ok(Player::Learned(Scope::Begin, weights)),
+            _ => {}
+        }
         let set = |k: &str| -> Result<(usize, Tuning), String> {
             let k: usize = if k.is_empty() {
                 0
@@ -78,6 +103,7 @@ impl Player {
             Player::Level(level) => decide(level, view, seed),
             Player::Sparring(partner) => sparring::decide(partner, view),
             Player::Tuned(_, tuning) => decide_expert_with(tuning, view),
+            Player::Learned(scope, weights) => learned::decide(view, scope, weights),
             Player::Oracle(cheat, _, tuning) => match game {
                 // The peek costs a copy of the game: only where a draw is to be chosen.
                 Some((game, seat, _)) if view.legal_actions.contains(&Action::Draw) => {
@@ -115,6 +141,8 @@ impl fmt::Display for Player {
             Player::Foresight(Reach::All, k, _, false) => write!(f, "cardsight{k}"),
             Player::Foresight(Reach::Placing, k, _, _) => write!(f, "placesight{k}"),
             Player::Foresight(Reach::Turns(t), _, _, _) => write!(f, "horizon{t}"),
+            Player::Learned(Scope::All, _) => write!(f, "learned"),
+            Player::Learned(Scope::Begin, _) => write!(f, "learnedtake"),
         }
     }
 }
