@@ -113,12 +113,29 @@ impl Store {
         decide: &impl Fn(&GameRecord) -> Result<(GameChange, T), E>,
     ) -> Result<Updated<T>, UpdateError<E>> {
         let on_pg = matches!(self.target, Target::Pg(_));
+        // SQLite: decided on the kept game before the file's lock, which every writer waits
+        // for; the decision (or refusal) stands under the lock when the game read there is
+        // still that one (the same version and due time), else the game is decided again.
+        let mut early = match self.recent.get(id) {
+            Some(kept) if !on_pg => {
+                let decided = decide(&kept);
+                Some((kept, decided))
+            }
+            _ => None,
+        };
         self.write(|conn| {
             games::lock_game(conn, id, skip_locked)?;
             // Under the lock (SQLite: the file's, which every writer waits for), the state is
             // parsed again only when another writer changed the game.
             let current = recent::read_game(conn, id, &self.recent)?.ok_or(StoreError::NotFound)?;
-            let (change, answer) = decide(&current).map_err(UpdateError::Decide)?;
+            let (change, answer) = match early.take() {
+                Some((kept, decided))
+                    if kept.version == current.version && kept.due_at == current.due_at =>
+                {
+                    decided.map_err(UpdateError::Decide)?
+                }
+                _ => decide(&current).map_err(UpdateError::Decide)?,
+            };
             change.check_base(&current)?;
             let wakes = if on_pg {
                 write_in_one_statement(conn, &current, &change)?.ok_or_else(|| {
