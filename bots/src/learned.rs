@@ -7,7 +7,7 @@
 //! round or the game is won). The arena-only players `learned` and `learnedtake` take the
 //! option of the best prediction; not a level. `docs/bots.md` (ninth round) has what it won.
 
-use racko_rules::{Action, Card, TurnStage, View};
+use racko_rules::{Action, TurnStage, View};
 
 use crate::eval::{prefix, Field};
 use crate::sight::{Sight, Slots, EMPTY, JOKER};
@@ -190,19 +190,11 @@ impl<'a> Valuer<'a> {
     fn draw(&self) -> f32 {
         let sight = self.sight;
         let (mut total, mut weight) = (0.0f32, 0.0f32);
-        let from_discard = sight.stock_size == 0;
-        for v in 1..=sight.max {
-            let possible = if from_discard {
-                sight.discarded[usize::from(v)] && sight.top != Some(Card::Number { value: v })
-            } else {
-                sight.unseen[usize::from(v)]
-            };
-            if possible {
-                total += self.best_with(v);
-                weight += 1.0;
-            }
+        for v in sight.drawable() {
+            total += self.best_with(v);
+            weight += 1.0;
         }
-        if !from_discard {
+        if sight.stock_size > 0 {
             if self.jokers > 0.0 {
                 total += self.jokers * self.best_with(JOKER);
                 weight += self.jokers;

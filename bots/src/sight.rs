@@ -187,6 +187,19 @@ impl Sight {
         best.saturating_sub(mine) as f32 / self.target.max(1) as f32
     }
 
+    /// The number cards a draw may bring: the unseen ones, or with an empty stock the discards
+    /// below the top, which are shuffled into a new one (R3.6).
+    pub(crate) fn drawable(&self) -> impl Iterator<Item = u16> + '_ {
+        let from_discard = self.stock_size == 0;
+        (1..=self.max).filter(move |&v| {
+            if from_discard {
+                self.discarded[usize::from(v)] && self.top != Some(Card::Number { value: v })
+            } else {
+                self.unseen[usize::from(v)]
+            }
+        })
+    }
+
     /// The slot index a value belongs to on an evenly spread rack.
     pub(crate) fn band(&self, value: u16) -> usize {
         (usize::from(value.saturating_sub(1)) * 12 / usize::from(self.max.max(1))).min(11)

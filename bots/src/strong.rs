@@ -127,20 +127,11 @@ fn begin(sight: &Sight, field: &Field, legal: &[Action]) -> Option<Action> {
 pub(crate) fn expected_draw(sight: &Sight, field: &Field, now: f32) -> f32 {
     let mut total = 0.0f32;
     let mut weight = 0.0f32;
-    // With an empty stock the discards below the top are shuffled into a new one (R3.6).
-    let from_discard = sight.stock_size == 0;
-    for v in 1..=sight.max {
-        let possible = if from_discard {
-            sight.discarded[usize::from(v)] && sight.top != Some(Card::Number { value: v })
-        } else {
-            sight.unseen[usize::from(v)]
-        };
-        if possible {
-            total += field.score(best_with(field, &sight.rack, v, now));
-            weight += 1.0;
-        }
+    for v in sight.drawable() {
+        total += field.score(best_with(field, &sight.rack, v, now));
+        weight += 1.0;
     }
-    if !from_discard {
+    if sight.stock_size > 0 {
         let jokers = f32::from(sight.jokers_unseen);
         if jokers > 0.0 {
             total += jokers * field.score(best_with(field, &sight.rack, JOKER, now));
