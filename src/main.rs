@@ -7,14 +7,6 @@ use std::{
 };
 
 use anyhow::Context;
-
-/// mimalloc instead of glibc's malloc: a request allocates a few hundred small blocks (JSON,
-/// rows, strings), and glibc's malloc and free took about 14 % of the server's CPU at 50 games
-/// (1.05-1.08x the actions/s with mimalloc). It also gives back the 19 MiB block of each
-/// argon2id hash once freed, which glibc kept in per-thread arenas unless told otherwise
-/// (`scripts/bench-signup-memory.sh`).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::{Parser, Subcommand};
 use racko::{
     app::Application,
@@ -24,6 +16,14 @@ use racko::{
     store::{Role, Store},
     telemetry,
 };
+
+/// mimalloc instead of glibc's malloc: a request allocates a few hundred small blocks (JSON,
+/// rows, strings), and glibc's malloc and free took about 14 % of the server's CPU at 50 games
+/// (1.05-1.08x the actions/s with mimalloc). It also gives back the 19 MiB block of each
+/// argon2id hash once freed, which glibc kept in per-thread arenas unless told otherwise
+/// (`scripts/bench-signup-memory.sh`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(
