@@ -41,7 +41,7 @@ impl Store {
                 .order(webhook_outbox::status)
                 .load::<(String, i64)>(conn)?;
             let oldest_pending = webhook_outbox::table
-                .filter(webhook_outbox::status.eq("pending"))
+                .filter(super::literal::webhook_pending())
                 .select(min(webhook_outbox::created_at))
                 .first::<Option<chrono::NaiveDateTime>>(conn)?;
             let (overdue_games, oldest_overdue) = games::table

@@ -26,6 +26,7 @@ mod group_commit;
 mod idempotency;
 mod invitations;
 mod list;
+mod literal;
 mod migrate;
 mod on_demand;
 mod outbox;

@@ -232,7 +232,7 @@ fn finish(
     diesel::update(
         wo::table
             .filter(wo::endpoint_id.eq(&endpoint))
-            .filter(wo::status.eq("pending")),
+            .filter(super::literal::webhook_pending()),
     )
     .set((
         wo::status.eq("failed"),

@@ -308,7 +308,7 @@ impl Store {
     pub fn push_backlog(&self) -> Result<(i64, Option<DateTime<Utc>>), StoreError> {
         self.read(|conn| {
             let (n, oldest) = po::table
-                .filter(po::status.eq("pending"))
+                .filter(super::literal::push_pending())
                 .select((diesel::dsl::count_star(), diesel::dsl::min(po::created_at)))
                 .first::<(i64, Option<NaiveDateTime>)>(conn)?;
             Ok((n, oldest.map(utc)))

@@ -67,7 +67,7 @@ fn candidates(
     let rows = seeks::table
         .inner_join(accounts::table)
         .filter(seeks::pool.eq(pool))
-        .filter(seeks::status.eq(enum_text(&SeekStatus::Open)?))
+        .filter(super::literal::seek_open())
         .filter(seeks::expires_at.gt(at.naive_utc()))
         .filter(accounts::deleted_at.is_null())
         .order((seeks::created_at.asc(), seeks::id.asc()))

@@ -167,3 +167,34 @@ fn a_stale_compare_and_set_writes_nothing() {
     drop(store);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A request's connection plans each prepared statement once for all its values; the queries
+/// that need a partial index say its value in their text (`literal`). PostgreSQL only: run
+/// when `RACKO_TEST_BACKENDS` names it (or is unset), on `RACKO_TEST_PG_URL`'s server.
+#[test]
+fn postgres_connections_plan_each_statement_once() {
+    let backends = std::env::var("RACKO_TEST_BACKENDS").unwrap_or_default();
+    if !backends.is_empty() && !backends.contains("postgres") {
+        eprintln!("skipped: postgres is not in RACKO_TEST_BACKENDS");
+        return;
+    }
+    let url = std::env::var("RACKO_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    use diesel::prelude::*;
+    use diesel::sql_types::Text;
+    #[derive(QueryableByName)]
+    struct Mode {
+        #[diesel(sql_type = Text)]
+        plan_cache_mode: String,
+    }
+    let target = Target::parse(&url).expect("a PostgreSQL url");
+    let statements = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let conn = target.connect_with(&conn::Waits::default(), &statements);
+    let Ok(conn::AnyConnection::Pg(mut conn)) = conn else {
+        panic!("{url}: no PostgreSQL connection");
+    };
+    let mode = diesel::sql_query("SHOW plan_cache_mode")
+        .get_result::<Mode>(&mut conn)
+        .expect("shown");
+    assert_eq!(mode.plan_cache_mode, "force_generic_plan");
+}
