@@ -3,6 +3,7 @@
 //! names in its signature when it needs a signed-in account.
 
 pub mod refresh;
+mod verified;
 
 use std::{sync::LazyLock, time::Duration};
 
@@ -53,6 +54,8 @@ pub struct TokenKeys {
     decoding: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// Tokens already checked, shared by the clones (every worker's).
+    verified: verified::Verified,
 }
 
 impl std::fmt::Debug for TokenKeys {
@@ -78,6 +81,7 @@ impl TokenKeys {
             decoding: DecodingKey::from_secret(bytes)?,
             validation,
             ttl,
+            verified: verified::Verified::default(),
         })
     }
 
@@ -111,6 +115,9 @@ impl TokenKeys {
     /// What a valid token claims; `token_expired` for a good token past its life (the client
     /// refreshes), `unauthorized` for any other bad token.
     pub fn verify(&self, token: &str) -> Result<TokenClaims, ServiceError> {
+        if let Some(claims) = self.verified.get(token, Utc::now().timestamp()) {
+            return Ok(claims);
+        }
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|e| {
                 tracing::debug!(error = %e, "token refused");
@@ -123,14 +130,18 @@ impl TokenKeys {
                 }
             })?;
         let c = data.claims;
-        Ok(TokenClaims {
+        let claims = TokenClaims {
             id: c.sub,
             username: c.username,
             role: c.role,
             guest: c.guest,
             token_generation: c.gen,
             session: c.sid,
-        })
+        };
+        let leeway = i64::try_from(self.validation.leeway).unwrap_or(0);
+        self.verified
+            .put(token, &claims, c.exp.saturating_add(leeway));
+        Ok(claims)
     }
 }
 
@@ -272,6 +283,19 @@ mod tests {
         let a = keys("0123456789abcdef0123456789abcdef");
         let b = keys("fedcba9876543210fedcba9876543210");
         let (token, _) = a.issue(&account(), Uuid::new_v4()).expect("issue");
+        assert_eq!(b.verify(&token).unwrap_err().code, Code::Unauthorized);
+    }
+
+    #[test]
+    fn a_kept_token_answers_as_checked_and_an_altered_one_is_still_refused() {
+        let k = keys("0123456789abcdef0123456789abcdef");
+        let (token, _) = k.issue(&account(), Uuid::new_v4()).expect("issue");
+        let first = k.verify(&token).expect("checked");
+        assert_eq!(k.clone().verify(&token).expect("kept"), first);
+        let mut altered = token.clone();
+        altered.push('x');
+        assert_eq!(k.verify(&altered).unwrap_err().code, Code::Unauthorized);
+        let b = keys("fedcba9876543210fedcba9876543210");
         assert_eq!(b.verify(&token).unwrap_err().code, Code::Unauthorized);
     }
 
