@@ -18,6 +18,9 @@
 #   BENCH_LOAD_ARGS     its arguments, word-split  (default --games 50 --actions 300)
 #   BENCH_PERF_HZ       samples per second         (default 999)
 #   BENCH_FOLDED        also keep the folded stacks there (inferno-collapse-perf's output)
+#   BENCH_PROFILE       server (default), or database: every process named `postgres` on
+#                       this machine instead (PostgreSQL's backends, WAL writer, …), whose
+#                       frame tables perf unwinds the same way (postgres store only)
 set -euo pipefail
 
 STORE=${1:-sqlite}
@@ -31,6 +34,11 @@ SERVER=${BENCH_SERVER:-target/release/racko}
 LOAD=${BENCH_LOAD:-target/release/examples/load}
 read -r -a LOAD_ARGS <<<"${BENCH_LOAD_ARGS:---games 50 --actions 300}"
 HZ=${BENCH_PERF_HZ:-999}
+PROFILE=${BENCH_PROFILE:-server}
+[[ $PROFILE == server || ($PROFILE == database && $STORE == postgres) ]] || {
+    echo "flame: BENCH_PROFILE is server, or database with the postgres store" >&2
+    exit 2
+}
 TOOLS=target/tools
 
 die() {
@@ -86,7 +94,12 @@ until [[ -e $sync_dir/setup-done ]]; do
     kill -0 "$LOAD_PID" 2>/dev/null || die "the load tool exited early: $(cat "$WORK/load.out")"
     sleep 0.01
 done
-perf record -q -F "$HZ" --call-graph dwarf,32768 -p "$SERVER_PID" -o "$WORK/perf.data" 2>"$WORK/perf.log" &
+if [[ $PROFILE == database ]]; then
+    profiled=$(pgrep -d, -x postgres) || die "no process named postgres"
+else
+    profiled=$SERVER_PID
+fi
+perf record -q -F "$HZ" --call-graph dwarf,32768 -p "$profiled" -o "$WORK/perf.data" 2>"$WORK/perf.log" &
 PERF_PID=$!
 sleep 0.5
 touch "$sync_dir/start-actions"
@@ -102,10 +115,10 @@ LOAD_PID=""
 grep -E 'actions/s' "$WORK/load.out" || true
 
 perf script -i "$WORK/perf.data" 2>/dev/null | "$TOOLS/bin/inferno-collapse-perf" >"$WORK/folded"
-"$TOOLS/bin/inferno-flamegraph" --minwidth 1 --title "racko serve ($STORE): ${LOAD_ARGS[*]}" \
+"$TOOLS/bin/inferno-flamegraph" --minwidth 1 --title "$PROFILE ($STORE): ${LOAD_ARGS[*]}" \
     <"$WORK/folded" >"$OUT"
 echo "flame graph: $OUT"
 [[ -n ${BENCH_FOLDED:-} ]] && cp "$WORK/folded" "$BENCH_FOLDED"
-echo "functions with the most samples of their own (percent of the server's samples):"
+echo "functions with the most samples of their own (percent of the $PROFILE's samples):"
 perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio 2>/dev/null |
     grep -E '^ +[0-9.]+%' | sed -E 's/[[:space:]-]+$//' | head -n 25
