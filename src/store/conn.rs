@@ -119,7 +119,7 @@ impl Target {
                 // Every wait of a request is bounded: a row another transaction holds, a
                 // statement that runs away. Both errors answer the client quickly.
                 // Each prepared statement is planned once, not for each run's values: the
-                // write of several games (`pg_write`) was planned anew on every run, about 6 %
+                // write of several games (`pg_write`) was planned anew on every run, about 8 %
                 // of PostgreSQL's CPU per action. Partial indexes need `literal`.
                 conn.batch_execute(&format!(
                     "SET lock_timeout = {}; SET statement_timeout = {}; \
