@@ -157,9 +157,8 @@ impl Store {
     pub fn crowded_pools(&self, at: DateTime<Utc>, limit: i64) -> Result<Vec<String>, StoreError> {
         let at = at.naive_utc();
         self.read(|conn| {
-            let open = enum_text(&SeekStatus::Open)?;
             Ok(seeks::table
-                .filter(seeks::status.eq(&open))
+                .filter(super::literal::seek_open())
                 .filter(seeks::expires_at.gt(at))
                 .group_by(seeks::pool)
                 .having(
