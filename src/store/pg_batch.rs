@@ -1,10 +1,13 @@
 //! PostgreSQL: the changes of games that come together are written by one statement.
 //!
 //! The cost of PostgreSQL's one-statement write is mostly the statement's own (setting up
-//! its parts, the commit), not its rows. So a writer that finds the statements in flight at
-//! their bound ([`IN_FLIGHT`]) queues its game's rows; the next writer free to lead takes every
-//! queued game (at most [`MOST_IN_A_STATEMENT`]) and writes them in one statement on its own
-//! connection, then hands each writer its game's outcome. A change of a game that is already
+//! its parts, the commit), not its rows. So a writer that finds a statement in flight queues
+//! its game's rows; when that statement ends, the writers queued meanwhile (at most
+//! [`MOST_IN_A_STATEMENT`]) are the next statement, led by the first of them on its own
+//! connection, who then hands each writer its game's outcome. A second statement starts beside
+//! the first only once the first has run [`SECOND_AFTER`], and never a third: one at a
+//! time shares more games per statement, and a statement held up (a row another transaction
+//! holds) delays the others by no more than that. A change of a game that is already
 //! queued or in flight is written alone, as before statements were shared: so a game whose
 //! row a slow transaction holds keeps at most one statement waiting, not every game behind it. A lone writer
 //! leads at once, so a single action waits for no one. Each game's compare-and-set is decided
@@ -18,6 +21,7 @@ use std::collections::HashSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
@@ -26,8 +30,10 @@ use super::on_demand::{pg, OnDemand};
 use super::pg_write::{write_game, write_games, GameRows, Written};
 use super::{GroupCommits, StoreError};
 
-/// Statements of one process in flight at once: more would only queue in PostgreSQL.
-const IN_FLIGHT: usize = 2;
+/// How long a statement runs before a second may start beside it: far above a statement's
+/// usual time even on a busy machine, so that writers mostly share one and seldom wake to look
+/// (at 10 ms, those wake-ups cost more CPU than the sharing saved); far below a lock wait.
+const SECOND_AFTER: Duration = Duration::from_millis(50);
 
 /// At most this many games in one statement.
 const MOST_IN_A_STATEMENT: usize = 32;
@@ -45,8 +51,73 @@ struct Queue {
     waiting: Vec<Arc<Writer>>,
     /// The games of the statements in flight.
     in_flight: HashSet<String>,
-    /// Writers leading a statement now, or told to lead the next.
-    leaders: usize,
+    /// When each statement in flight, or told to start, began.
+    statements: Vec<Instant>,
+}
+
+impl Queue {
+    /// Whether the queued writers may start a statement now: none is in flight, or the one in
+    /// flight has run long enough for a second. (More than two would only queue in
+    /// PostgreSQL.)
+    fn may_lead(&self, now: Instant) -> bool {
+        match self.statements[..] {
+            [] => true,
+            [since] => now.duration_since(since) >= SECOND_AFTER,
+            _ => false,
+        }
+    }
+
+    /// When a writer queued now looks again whether it may lead.
+    fn next_look(&self, now: Instant) -> Instant {
+        match self.statements[..] {
+            [since] => (since + SECOND_AFTER).max(now),
+            _ => now + SECOND_AFTER,
+        }
+    }
+
+    /// Takes the queued writers, first come first, at most a statement's worth, counts their
+    /// games in flight and the statement as begun. (Each game is queued once: see
+    /// [`Batcher::write`].)
+    fn take_batch(&mut self, now: Instant) -> Batch {
+        let taken = self.waiting.len().min(MOST_IN_A_STATEMENT);
+        let writers: Vec<Arc<Writer>> = self.waiting.drain(..taken).collect();
+        for writer in &writers {
+            self.in_flight.insert(writer.rows.game.clone());
+        }
+        self.statements.push(now);
+        Batch {
+            writers,
+            since: now,
+        }
+    }
+
+    /// What `me`, whose wait timed out, does next.
+    fn look_again(&mut self, me: &Arc<Writer>, now: Instant) -> Late {
+        if !self.waiting.iter().any(|w| Arc::ptr_eq(w, me)) {
+            return Late::Taken;
+        }
+        if self.may_lead(now) {
+            Late::Lead(self.take_batch(now))
+        } else {
+            Late::LookAt(self.next_look(now))
+        }
+    }
+}
+
+/// What a queued writer finds when it looks again.
+enum Late {
+    /// It leads a second statement.
+    Lead(Batch),
+    /// It still waits, and looks again then.
+    LookAt(Instant),
+    /// A statement took it meanwhile: it waits to be told, however long that statement runs.
+    Taken,
+}
+
+/// The writers of one statement, and when it began.
+struct Batch {
+    writers: Vec<Arc<Writer>>,
+    since: Instant,
 }
 
 /// A writer's game, and what it is told: to lead a batch, or its game's outcome. Each writer
@@ -59,7 +130,7 @@ struct Writer {
 
 enum Told {
     Wait,
-    Lead(Vec<Arc<Writer>>),
+    Lead(Batch),
     Done(Outcome),
 }
 
@@ -86,7 +157,7 @@ impl Batcher {
             told: Mutex::new(Told::Wait),
             wake: Condvar::new(),
         });
-        let mut batch = {
+        let (mut batch, mut look) = {
             let mut queue = self.queue.lock();
             // Another change of this game is queued or being written: this one writes alone
             // and waits for the game's row by itself, as it did before statements were
@@ -98,23 +169,22 @@ impl Batcher {
                 return write_game(pg(conn)?, &me.rows);
             }
             queue.waiting.push(me.clone());
-            (queue.leaders < IN_FLIGHT).then(|| {
-                queue.leaders += 1;
-                take_batch(&mut queue)
-            })
+            let now = Instant::now();
+            let batch = queue.may_lead(now).then(|| queue.take_batch(now));
+            (batch, Some(queue.next_look(now)))
         };
         loop {
             if let Some(batch) = batch.take() {
                 let ran = catch_unwind(AssertUnwindSafe(|| match pg(conn) {
-                    Ok(pg) => self.lead(pg, &batch),
+                    Ok(pg) => self.lead(pg, &batch.writers),
                     Err(e) => {
-                        for writer in &batch {
+                        for writer in &batch.writers {
                             writer.tell(Told::Done(Outcome::Written(Err(copy(&e)))));
                         }
                     }
                 }));
                 if let Err(panic) = ran {
-                    for writer in &batch {
+                    for writer in &batch.writers {
                         let failed = StoreError::Internal("the batch's writer panicked".into());
                         writer.tell(Told::Done(Outcome::Written(Err(failed))));
                     }
@@ -126,7 +196,27 @@ impl Batcher {
             let mut told = me.told.lock();
             loop {
                 match std::mem::replace(&mut *told, Told::Wait) {
-                    Told::Wait => me.wake.wait(&mut told),
+                    Told::Wait => {
+                        let Some(at) = look else {
+                            me.wake.wait(&mut told);
+                            continue;
+                        };
+                        if !me.wake.wait_until(&mut told, at).timed_out() {
+                            continue;
+                        }
+                        // The statement ahead runs long: lead a second one, if still queued.
+                        drop(told);
+                        let late = self.queue.lock().look_again(&me, Instant::now());
+                        match late {
+                            Late::Lead(second) => {
+                                batch = Some(second);
+                                break;
+                            }
+                            Late::LookAt(then) => look = Some(then),
+                            Late::Taken => look = None,
+                        }
+                        told = me.told.lock();
+                    }
                     Told::Lead(next) => {
                         batch = Some(next);
                         break;
@@ -142,19 +232,23 @@ impl Batcher {
     }
 
     /// After a statement: the writers queued meanwhile are the next batch, led by its first
-    /// writer; with none, one statement fewer is in flight.
-    fn hand_on(&self, done: &[Arc<Writer>]) {
+    /// writer, unless another statement is still in flight and has not run long (its end
+    /// hands them on).
+    fn hand_on(&self, done: &Batch) {
         let mut queue = self.queue.lock();
-        for writer in done {
+        for writer in &done.writers {
             queue.in_flight.remove(&writer.rows.game);
         }
-        if queue.waiting.is_empty() {
-            queue.leaders -= 1;
+        if let Some(i) = queue.statements.iter().position(|&s| s == done.since) {
+            queue.statements.swap_remove(i);
+        }
+        let now = Instant::now();
+        if queue.waiting.is_empty() || !queue.may_lead(now) {
             return;
         }
-        let next = take_batch(&mut queue);
+        let next = queue.take_batch(now);
         drop(queue);
-        if let Some(first) = next.first().cloned() {
+        if let Some(first) = next.writers.first().cloned() {
             first.tell(Told::Lead(next));
         }
     }
@@ -197,15 +291,4 @@ impl Batcher {
             commits: self.statements.load(Ordering::Relaxed),
         }
     }
-}
-
-/// Takes the queued writers, first come first, at most a statement's worth, and counts their
-/// games in flight. (Each game is queued once: see [`Batcher::write`].)
-fn take_batch(queue: &mut Queue) -> Vec<Arc<Writer>> {
-    let taken = queue.waiting.len().min(MOST_IN_A_STATEMENT);
-    let batch: Vec<Arc<Writer>> = queue.waiting.drain(..taken).collect();
-    for writer in &batch {
-        queue.in_flight.insert(writer.rows.game.clone());
-    }
-    batch
 }
