@@ -52,7 +52,7 @@ struct Queue {
     /// The games of the statements in flight.
     in_flight: HashSet<String>,
     /// When each statement in flight, or told to start, began.
-    statements: Vec<Instant>,
+    started: Vec<Instant>,
 }
 
 impl Queue {
@@ -60,7 +60,7 @@ impl Queue {
     /// flight has run long enough for a second. (More than two would only queue in
     /// PostgreSQL.)
     fn may_lead(&self, now: Instant) -> bool {
-        match self.statements[..] {
+        match self.started[..] {
             [] => true,
             [since] => now.duration_since(since) >= SECOND_AFTER,
             _ => false,
@@ -69,7 +69,7 @@ impl Queue {
 
     /// When a writer queued now looks again whether it may lead.
     fn next_look(&self, now: Instant) -> Instant {
-        match self.statements[..] {
+        match self.started[..] {
             [since] => (since + SECOND_AFTER).max(now),
             _ => now + SECOND_AFTER,
         }
@@ -84,7 +84,7 @@ impl Queue {
         for writer in &writers {
             self.in_flight.insert(writer.rows.game.clone());
         }
-        self.statements.push(now);
+        self.started.push(now);
         Batch {
             writers,
             since: now,
@@ -239,8 +239,8 @@ impl Batcher {
         for writer in &done.writers {
             queue.in_flight.remove(&writer.rows.game);
         }
-        if let Some(i) = queue.statements.iter().position(|&s| s == done.since) {
-            queue.statements.swap_remove(i);
+        if let Some(i) = queue.started.iter().position(|&s| s == done.since) {
+            queue.started.swap_remove(i);
         }
         let now = Instant::now();
         if queue.waiting.is_empty() || !queue.may_lead(now) {
