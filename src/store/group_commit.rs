@@ -69,6 +69,10 @@ impl Store {
 #[derive(Default)]
 pub struct WriteGroup {
     open: Mutex<Option<Batch>>,
+    /// Told when a transaction ends. Its mutex is not the file's lock: a writer woken to
+    /// learn its outcome would otherwise take the file's lock once more, one after another,
+    /// in the way of the writers with work to add.
+    ended: Mutex<()>,
     committed: Condvar,
     /// Writers waiting for `open`'s lock.
     queued: AtomicUsize,
@@ -157,11 +161,12 @@ impl WriteGroup {
             batch.writers = writers;
         }
         if self.queued.load(Ordering::SeqCst) > 0 && writers < MOST_IN_A_COMMIT {
-            self.await_commit(&mut open, &outcome);
+            drop(open);
+            self.await_commit(&outcome);
         } else {
             self.commit(&mut open);
+            drop(open);
         }
-        drop(open);
         match (done, outcome.get()) {
             (Err(e), _) => Err(e),
             (Ok(value), Some(Ok(()))) => {
@@ -193,24 +198,39 @@ impl WriteGroup {
         open
     }
 
-    /// Waits until the transaction that holds this writer's work has ended. The writer queued
-    /// behind commits it or leaves it to the one behind it; should nobody be left in line, the
-    /// waiting writer commits it itself.
-    fn await_commit(
-        &self,
-        open: &mut MutexGuard<'_, Option<Batch>>,
-        outcome: &Arc<OnceLock<Result<(), StoreError>>>,
-    ) {
-        while outcome.get().is_none() {
-            let timed_out = self
-                .committed
-                .wait_until(open, Instant::now() + LOOK_AGAIN)
-                .timed_out();
-            // Batches end in order, so an unfinished outcome is that of the open batch.
-            if timed_out && outcome.get().is_none() && self.queued.load(Ordering::SeqCst) == 0 {
-                self.commit(open);
+    /// Waits, without the file's lock, until the transaction that holds this writer's work has
+    /// ended. The writer queued behind commits it or leaves it to the one behind it; should
+    /// nobody be left in line, the waiting writer commits it itself.
+    fn await_commit(&self, outcome: &OnceLock<Result<(), StoreError>>) {
+        loop {
+            {
+                let mut ended = self.ended.lock();
+                if outcome.get().is_some() {
+                    return;
+                }
+                let timed_out = self
+                    .committed
+                    .wait_until(&mut ended, Instant::now() + LOOK_AGAIN)
+                    .timed_out();
+                if !timed_out || outcome.get().is_some() {
+                    continue;
+                }
+            }
+            if self.queued.load(Ordering::SeqCst) == 0 {
+                let mut open = self.open.lock();
+                // Batches end in order, so an unfinished outcome is that of the open batch.
+                if outcome.get().is_none() {
+                    self.commit(&mut open);
+                }
             }
         }
+    }
+
+    /// Wakes the writers waiting for a transaction whose outcome was just set. (Taking
+    /// `ended` first: a writer that found no outcome under it is then asleep, and hears this.)
+    fn tell_ended(&self) {
+        drop(self.ended.lock());
+        self.committed.notify_all();
     }
 
     /// Commits the open transaction and tells its writers how it went.
@@ -227,7 +247,7 @@ impl WriteGroup {
             mark_broken(&mut batch.conn);
         }
         let _ = batch.outcome.set(result);
-        self.committed.notify_all();
+        self.tell_ended();
     }
 
     /// Rolls back the open transaction, which holds no writer's work.
@@ -249,7 +269,7 @@ impl WriteGroup {
         // Diesel still counts the savepoints: the pool drops the connection.
         mark_broken(&mut batch.conn);
         let _ = batch.outcome.set(Err(cause));
-        self.committed.notify_all();
+        self.tell_ended();
     }
 }
 

@@ -1,6 +1,7 @@
 //! The group commit's promises, with the order of the writers forced: a writer with another
 //! queued behind it leaves the commit to that one; a failed or panicking writer takes only
-//! its own work back, or, when the transaction cannot go on, everybody's.
+//! its own work back, or, when the transaction cannot go on, everybody's; a writer learns of
+//! its commit without taking the file's lock again.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -154,4 +155,38 @@ fn a_panicking_writer_takes_back_everybodys_work() {
     // The file takes writes again.
     insert(&store, 4, || Ok(())).expect("written");
     assert_eq!(committed(&store), [4]);
+}
+
+#[test]
+fn a_writer_learns_of_its_commit_without_the_files_lock() {
+    let (_dir, store) = store();
+    let group = group(&store);
+    let (done, heard) = std::sync::mpsc::channel();
+    thread::scope(|s| {
+        s.spawn(|| {
+            let written = insert(&store, 1, || {
+                // As if a writer were queued behind it: this one leaves the commit to that one.
+                group.queued.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            });
+            let _ = done.send(written);
+        });
+        // The file's lock once the writer's work is in the open transaction.
+        let mut open = loop {
+            let open = group.open.lock();
+            if open.is_some() {
+                break open;
+            }
+            drop(open);
+            thread::yield_now();
+        };
+        // The writer "behind" commits, and the file's lock stays taken: the waiting writer
+        // has its answer all the same.
+        group.queued.fetch_sub(1, Ordering::SeqCst);
+        group.commit(&mut open);
+        let answer = heard.recv_timeout(Duration::from_secs(5));
+        drop(open);
+        assert!(matches!(answer, Ok(Ok(()))), "{answer:?}");
+    });
+    assert_eq!(committed(&store), [1]);
 }
