@@ -192,10 +192,11 @@ fn connect(url: &str) -> Result<PgConnection> {
 fn fill(conn: &mut PgConnection, template: &str, copies: usize) -> Result<()> {
     let sql = "WITH t AS (SELECT * FROM games WHERE id = $1), \
         n AS (INSERT INTO games (id, created_by, invite_code, options, rules_version, state, \
-              status, test_mode, stacked, version, last_seq, created_at, updated_at, due_at) \
+              status, test_mode, stacked, version, last_seq, created_at, updated_at, due_at, \
+              listed_at) \
             SELECT gen_random_uuid()::text, created_by, substr(md5(random()::text), 1, 16), \
               options, rules_version, state, status, test_mode, stacked, version, last_seq, \
-              created_at, updated_at, due_at + interval '30 days' \
+              created_at, updated_at, due_at + interval '30 days', listed_at \
             FROM t, generate_series(1, $2) RETURNING id) \
         INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded) \
         SELECT n.id, s.seat, s.account_id, s.username, s.awaiting, \

@@ -14,11 +14,12 @@ SELECT '00000000-0000-4000-9000-' || lpad((2 * n + s)::text, 12, '0'),
 FROM generate_series(1, :games) AS n, generate_series(0, 1) AS s;
 
 INSERT INTO games (id, created_by, invite_code, options, rules_version, state, status,
-                   test_mode, stacked, version, last_seq, created_at, updated_at, due_at)
+                   test_mode, stacked, version, last_seq, created_at, updated_at, due_at,
+                   listed_at)
 SELECT '00000000-0000-4000-8000-' || lpad(n::text, 12, '0'),
        '00000000-0000-4000-9000-' || lpad((2 * n)::text, 12, '0'),
        'BENCH' || n, '{"players":2,"target":1000000}', 1, :'state', 'active', FALSE, '[]',
-       0, 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', NULL
+       0, 0, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', NULL, now() AT TIME ZONE 'UTC'
 FROM generate_series(1, :games) AS n;
 
 INSERT INTO game_seats (game_id, seat, account_id, username, awaiting, deadline, reminded)

@@ -259,7 +259,9 @@ pub struct ListQuery {
     pub limit: Option<i64>,
 }
 
-/// Games by status, newest activity first: by default the open lobby.
+/// Games by status, the latest change first: by default the open lobby.
+///
+/// Active games list the latest started first: their moves do not reorder them.
 #[utoipa::path(get, path = "/v1/games", tag = "lobby", params(ListQuery, IfNoneMatchHeader),
     security(("bearer" = [])),
     responses(

@@ -99,6 +99,23 @@ pub fn settle(
     due
 }
 
+/// The `due_at` to store when the server next owes the game something at `due` and the game
+/// has `stored`: a sooner moment still ahead of `now` is kept. Each turn starts a new deadline
+/// (R10.1), so moving `due_at` later on every move would write the sweeper's index entry anew
+/// each time and keep the games row from being rewritten in place. Kept, it only brings the
+/// sweeper early: it finds nothing due and stores the right moment (`sweep`). Never later than
+/// `due`, so the sweeper is never late.
+pub fn to_store(
+    stored: Option<DateTime<Utc>>,
+    due: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    match (stored, due) {
+        (Some(stored), Some(due)) if now < stored && stored <= due => Some(stored),
+        _ => due,
+    }
+}
+
 /// When the player of a seat with `deadline` is reminded of it: `lead` before it,
 /// but never earlier than half the turn time into the turn.
 pub fn remind_at(
@@ -149,4 +166,38 @@ pub fn overdue(
         .filter(|s| awaiting.contains(&s.seat) && !new_stage(log, s.seat))
         .min_by_key(|s| (s.deadline, s.seat))
         .map(|s| s.seat)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone, Utc};
+
+    use super::to_store;
+
+    // R10.1: each turn restarts its seat's deadline; the stored moment may be sooner, never later.
+    #[test]
+    fn r10_1_a_sooner_moment_still_ahead_is_kept() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 12, 6, 12, 0, 0)
+            .single()
+            .expect("a valid time");
+        let (soon, later) = (now + Duration::hours(1), now + Duration::days(3));
+        assert_eq!(to_store(Some(soon), Some(later), now), Some(soon));
+        assert_eq!(
+            to_store(Some(later), Some(soon), now),
+            Some(soon),
+            "sooner due: moved"
+        );
+        assert_eq!(
+            to_store(Some(now), Some(later), now),
+            Some(later),
+            "come: set right"
+        );
+        assert_eq!(
+            to_store(Some(soon), None, now),
+            None,
+            "nothing owed: cleared"
+        );
+        assert_eq!(to_store(None, Some(later), now), Some(later));
+    }
 }

@@ -22,7 +22,8 @@ pub struct GamePage {
     pub next_cursor: Option<String>,
 }
 
-/// The open lobby (or active/finished games to watch), newest activity first.
+/// The open lobby (or active/finished games to watch), the latest change first; active games
+/// by their start, since their moves leave the lists' order alone (`store::list`).
 pub fn list(
     store: &Store,
     caller: &Caller,

@@ -215,7 +215,7 @@ fn write_one<T: Serialize>(
     if decision.status == GameStatus::Active && decision.state.is_over() {
         decision.status = GameStatus::Finished;
     }
-    let due_at = super::due::settle(
+    let due = super::due::settle(
         &decision.state,
         decision.status,
         (&game.seats, &decision.log),
@@ -223,6 +223,7 @@ fn write_one<T: Serialize>(
         at,
         lead,
     );
+    let due_at = super::due::to_store(game.due_at, due, at);
     let feed = super::feed::items(game, decision.status, &decision.seats);
     // The change that finishes the game writes its results and ratings with it.
     let end = (decision.status == GameStatus::Finished && game.status != GameStatus::Finished)

@@ -65,6 +65,7 @@ pub(super) fn game_row(record: &GameRecord) -> Result<GameRow, StoreError> {
         spectators: enum_text(&record.access.spectators)?,
         invited: to_json("invited accounts", &record.access.invited)?,
         rated: record.access.rated,
+        listed_at: at,
     })
 }
 
@@ -89,6 +90,7 @@ fn link_rematch(
         games::rematch_id.eq(new.to_string()),
         games::version.eq(games::version + 1),
         games::updated_at.eq(at),
+        games::listed_at.eq(at),
     ))
     .execute(conn)?;
     if linked == 0 {
@@ -379,6 +381,8 @@ pub(super) fn set_invited(
         games::invited.eq(to_json("invited accounts", &next.access.invited)?),
         games::version.eq(next.version),
         games::updated_at.eq(at.naive_utc()),
+        // Invitations change only open games; an active one keeps its place in the lists.
+        (current.status != GameStatus::Active).then(|| games::listed_at.eq(at.naive_utc())),
     ))
     .execute(conn)?;
     if updated == 0 {

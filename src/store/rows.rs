@@ -114,6 +114,8 @@ pub struct GameRow {
     pub spectators: String,
     pub invited: String,
     pub rated: bool,
+    /// The public lists' order: the latest change, except moves within an active game.
+    pub listed_at: NaiveDateTime,
 }
 
 impl GameRow {

@@ -44,6 +44,7 @@ diesel::table! {
         spectators -> Text,
         invited -> Text,
         rated -> Bool,
+        listed_at -> Timestamp,
     }
 }
 

@@ -217,8 +217,9 @@ pub struct GameRecord {
     pub last_seq: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-    /// The earliest moment the server must act for a seat (a computer player's move, a
-    /// resigned seat's, a deadline); None when it has nothing to do.
+    /// When the sweeper looks at the game next: no later than the earliest moment the server
+    /// must act for a seat (a computer player's move, a resigned seat's, a deadline, a
+    /// reminder), perhaps sooner; None when it has nothing to do.
     pub due_at: Option<DateTime<Utc>>,
     /// The rematch of this finished game, once someone asked for it.
     pub rematch_id: Option<Uuid>,

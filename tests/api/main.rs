@@ -23,6 +23,7 @@ mod hint;
 mod idempotency;
 mod lifecycle;
 mod limits;
+mod list_order;
 mod lobby;
 mod nodes;
 mod notify;

@@ -31,7 +31,7 @@ struct Row {
 /// both databases run alike: text by `CAST`, booleans spelled out, NULL as `-`.
 const ROWS: &str = "SELECT line FROM ( \
        SELECT 'game ' || g.id || ' ' || g.version || ' ' || g.last_seq || ' ' || g.status \
-              || ' ' || CAST(g.updated_at AS TEXT) || ' ' \
+              || ' ' || CAST(g.updated_at AS TEXT) || ' ' || CAST(g.listed_at AS TEXT) || ' ' \
               || coalesce(CAST(g.due_at AS TEXT), '-') AS line, \
               '' AS who, 0 AS s, 0 AS part \
          FROM games g \

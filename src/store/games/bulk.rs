@@ -11,7 +11,7 @@ use crate::store::rows::{EventRow, SeatRow};
 use crate::store::schema::{game_events, game_seats, games};
 use crate::store::{NewEvent, NewGame, Store, StoreError};
 
-/// Rows per INSERT: a statement takes at most 65,535 parameters (a game row has 19 columns).
+/// Rows per INSERT: a statement takes at most 65,535 parameters (a game row has 20 columns).
 const ROWS_PER_INSERT: usize = 2000;
 
 impl Store {

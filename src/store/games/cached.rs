@@ -57,6 +57,12 @@ where
         out.push_bind_param::<BigInt, _>(&self.last_seq)?;
         out.push_sql(", updated_at = ");
         out.push_bind_param::<Timestamp, _>(&self.updated_at)?;
+        // As `pg_write`'s statement: the old row's status against the new one.
+        out.push_sql(", listed_at = CASE WHEN status = 'active' AND ");
+        out.push_bind_param::<Text, _>(self.status)?;
+        out.push_sql(" = 'active' THEN listed_at ELSE ");
+        out.push_bind_param::<Timestamp, _>(&self.updated_at)?;
+        out.push_sql(" END");
         out.push_sql(", due_at = ");
         out.push_bind_param::<Nullable<Timestamp>, _>(&self.due_at)?;
         out.push_sql(" WHERE id = ");

@@ -19,7 +19,11 @@ WITH given AS (
 ), g AS (
     UPDATE games
        SET state = x.state, status = x.status, version = x.next_version,
-           last_seq = x.last_seq, updated_at = x.at, due_at = x.due_at
+           last_seq = x.last_seq, updated_at = x.at, due_at = x.due_at,
+           -- The public lists' order: a move within an active game leaves it, so that the
+           -- update changes no indexed column and is HOT (no index entry written).
+           listed_at = CASE WHEN games.status = 'active' AND x.status = 'active'
+                            THEN games.listed_at ELSE x.at END
       FROM given x
      WHERE games.id = x.id AND games.version = x.version AND games.id = ANY($1::text[])
  RETURNING games.id, x.next_version AS version, x.at

@@ -17,11 +17,11 @@ SELECT '00000000-0000-0000-0000-' || lpad(i::text, 12, '0'), 'a' || i, 'a' || i,
        false, TIMESTAMP '2026-01-01'
 FROM generate_series(0, 999) i;
 INSERT INTO games (id, created_by, invite_code, options, rules_version, state, status, test_mode,
-                   stacked, version, last_seq, created_at, updated_at)
+                   stacked, version, last_seq, created_at, updated_at, listed_at)
 SELECT '10000000-0000-0000-0000-' || lpad(g::text, 12, '0'),
        '00000000-0000-0000-0000-' || lpad((g % 1000)::text, 12, '0'), 'CODE' || g, '{}', 1, '{}',
        'finished', false, '[]', 1, 10, TIMESTAMP '2026-01-01' + g * INTERVAL '1 hour',
-       TIMESTAMP '2026-01-01' + g * INTERVAL '1 hour'
+       TIMESTAMP '2026-01-01' + g * INTERVAL '1 hour', TIMESTAMP '2026-01-01' + g * INTERVAL '1 hour'
 FROM generate_series(0, 19999) g;
 INSERT INTO game_seats (game_id, seat, account_id, username, awaiting)
 SELECT '10000000-0000-0000-0000-' || lpad(g::text, 12, '0'), s,
