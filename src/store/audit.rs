@@ -228,6 +228,11 @@ impl Store {
         self.explain(Explain(query))
     }
 
+    /// As `explain_audit_events`, for a page of the game lists (`list_games`).
+    pub fn explain_list_games(&self, q: &GameQuery) -> Result<Vec<String>, StoreError> {
+        self.explain(Explain(super::list::list_query(q)?))
+    }
+
     /// As `explain_audit_events`, for a page of one game's log (`events`).
     pub fn explain_game_events(&self, game: Uuid, after: i64) -> Result<Vec<String>, StoreError> {
         self.explain(Explain(super::games::events_query(game, after, 100)))

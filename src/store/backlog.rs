@@ -17,7 +17,8 @@ pub struct Backlog {
     pub deliveries: Vec<(String, i64)>,
     /// When the oldest pending delivery's change was made.
     pub oldest_pending: Option<DateTime<Utc>>,
-    /// Games with a sweep due (a deadline, a reminder, a computer's turn) not handled yet.
+    /// Games with a sweep due (a deadline, a reminder, a computer's turn, or an early look
+    /// at a game whose moves kept a sooner `due_at`) not handled yet.
     pub overdue_games: i64,
     /// The earliest such due time.
     pub oldest_overdue: Option<DateTime<Utc>>,

@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDateTime};
 use diesel::prelude::*;
 use uuid::Uuid;
 
-use super::conn::AnyConnection;
+use super::conn::{AnyConnection, MultiBackend};
 use super::rows::{enum_text, GameRow, SeatRow};
 use super::schema::{game_seats, games};
 use super::*;
@@ -72,6 +72,31 @@ pub(super) fn list_games(
     q: &GameQuery,
 ) -> Result<GameRecordPage, StoreError> {
     let limit = q.limit.clamp(1, 100);
+    let order = Order::of(q);
+    let mut rows = list_query(q)?.load::<GameRow>(conn)?;
+    // One row more than asked tells whether a next page exists.
+    let next_cursor = if rows.len() > limit as usize {
+        rows.truncate(limit as usize);
+        rows.last().map(|row| Cursor::encode(row, order))
+    } else {
+        None
+    };
+    let mut seats = seats_of(conn, rows.iter().map(|r| r.id.as_str()))?;
+    let games = rows
+        .into_iter()
+        .map(|row| {
+            let s = seats.remove(&row.id).unwrap_or_default();
+            row.into_record(s)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(GameRecordPage { games, next_cursor })
+}
+
+/// The query of one page of `q`, with one row more than the page.
+pub(super) fn list_query(
+    q: &GameQuery,
+) -> Result<games::BoxedQuery<'static, MultiBackend>, StoreError> {
+    let limit = q.limit.clamp(1, 100);
     let mut query = games::table.into_boxed();
     if let Some(player) = q.player {
         let seats = game_seats::table.filter(game_seats::account_id.eq(player.to_string()));
@@ -112,7 +137,9 @@ pub(super) fn list_games(
                     .lt(c.at)
                     .or(games::updated_at.eq(c.at).and(games::id.lt(c.id))),
             ),
-            Order::Listed => query.filter(
+            // The first condition says the same as the second's first half, in a form the
+            // index can start from: a later page does not read the earlier ones again.
+            Order::Listed => query.filter(games::listed_at.le(c.at)).filter(
                 games::listed_at
                     .lt(c.at)
                     .or(games::listed_at.eq(c.at).and(games::id.lt(c.id))),
@@ -123,23 +150,7 @@ pub(super) fn list_games(
         Order::Activity => query.order((games::updated_at.desc(), games::id.desc())),
         Order::Listed => query.order((games::listed_at.desc(), games::id.desc())),
     };
-    let mut rows = query.limit(limit + 1).load::<GameRow>(conn)?;
-    // One row more than asked tells whether a next page exists.
-    let next_cursor = if rows.len() > limit as usize {
-        rows.truncate(limit as usize);
-        rows.last().map(|row| Cursor::encode(row, order))
-    } else {
-        None
-    };
-    let mut seats = seats_of(conn, rows.iter().map(|r| r.id.as_str()))?;
-    let games = rows
-        .into_iter()
-        .map(|row| {
-            let s = seats.remove(&row.id).unwrap_or_default();
-            row.into_record(s)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(GameRecordPage { games, next_cursor })
+    Ok(query.limit(limit + 1))
 }
 
 /// Where a deadline-sorted page ended: its last game's deadline (None: no turn time) and id.

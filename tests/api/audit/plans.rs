@@ -4,7 +4,7 @@
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use racko::store::{AuditEventQuery, Store};
+use racko::store::{AuditEventQuery, GameQuery, GameStatus, Store, Visibility};
 use uuid::Uuid;
 
 use crate::common::db::{enabled, TestBackend, TestDb};
@@ -130,6 +130,46 @@ fn audit_queries_use_their_indexes() {
     uses_an_index(
         "a player's games",
         &store.explain_player_games(player).expect("explain"),
+    );
+    // The public lists read the games of a status by `listed_at`, the latest first, from their
+    // index, on every page (moves leave `listed_at` alone, so the index costs a move nothing).
+    let finished = GameQuery {
+        status: Some(GameStatus::Finished),
+        visibility: Some(Visibility::Public),
+        limit: 5,
+        ..GameQuery::default()
+    };
+    // Where a page ending at game 10000 leaves off: hex of "micros:id" (the games' states
+    // here are not real ones, so no page is read).
+    let ended = format!(
+        "{}:{}",
+        at(10_000).timestamp_micros(),
+        "10000000-0000-0000-0000-000000010000"
+    );
+    let next = GameQuery {
+        cursor: Some(ended.bytes().map(|b| format!("{b:02x}")).collect()),
+        ..finished.clone()
+    };
+    let open = GameQuery {
+        status: Some(GameStatus::Open),
+        ..finished.clone()
+    };
+    for (name, query) in [
+        ("finished games", &finished),
+        ("page 2", &next),
+        ("the lobby", &open),
+    ] {
+        let plan = store.explain_list_games(query).expect("explain");
+        uses_an_index(name, &plan);
+        assert!(
+            plan.join("\n").contains("games_status_listed_at_id_idx"),
+            "{name} reads the lists' index:\n{plan:#?}"
+        );
+    }
+    let page_2 = store.explain_list_games(&next).expect("explain").join("\n");
+    assert!(
+        page_2.contains("Index Cond: ((status = 'finished'::text) AND (listed_at <="),
+        "a later page starts in the index where the previous one ended:\n{page_2}"
     );
     // A game's own log lives in one partition of the partitioned event log: its reads touch
     // that one and no other.
