@@ -8,11 +8,16 @@ use diesel::prelude::*;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::app::{json_body, TestApp};
+use crate::common::app::{json_body, run_on, TestApp};
 use crate::common::db::TestBackend;
 use crate::tables::{create, join, next_move, players, post_action, Player};
 
 both_stores!(moves_reorder_a_players_own_games_but_not_the_public_lists);
+
+/// The columns of a games row as the release before `listed_at` wrote them.
+const PREVIOUS_COLUMNS: &str = "created_by, options, rules_version, state, status, test_mode, \
+     stacked, version, last_seq, created_at, updated_at, due_at, rematch_id, visibility, \
+     spectators, invited, rated";
 
 #[derive(QueryableByName, Debug, PartialEq)]
 struct Row {
@@ -118,4 +123,30 @@ async fn moves_reorder_a_players_own_games_but_not_the_public_lists(app: TestApp
     let cursor = page["next_cursor"].as_str().expect("a second page");
     let rest = ids(&app, bob, &format!("{own}&limit=1&cursor={cursor}")).await;
     assert_eq!(rest, [second.as_str()]);
+}
+
+/// During a rolling upgrade a process of the previous release, which knows no `listed_at`,
+/// still creates games on PostgreSQL: the column's default lists them from their creation.
+#[actix_web::test]
+async fn a_game_the_previous_release_inserts_is_listed() {
+    run_on(TestBackend::Postgres, |app| async move {
+        let [ann, bob] = players(&app, &["ann", "bob"])
+            .await
+            .try_into()
+            .ok()
+            .expect("two");
+        let first = watched_game(&app, &ann, &bob).await;
+        let copy = "10000000-0000-4000-8000-000000000001";
+        let sql = format!(
+            "INSERT INTO games (id, invite_code, {PREVIOUS_COLUMNS}) \
+             SELECT '{copy}', 'PREVIOUS1', {PREVIOUS_COLUMNS} FROM games WHERE id = '{first}'"
+        );
+        let mut conn = PgConnection::establish(&app.db.url).expect("connect");
+        diesel::sql_query(sql)
+            .execute(&mut conn)
+            .expect("an insert without listed_at");
+        let listed = ids(&app, &ann, "/v1/games?status=active").await;
+        assert_eq!(listed, [copy, first.as_str()], "the newer first");
+    })
+    .await;
 }

@@ -12,5 +12,8 @@
 ALTER TABLE games ADD COLUMN listed_at TIMESTAMP;
 UPDATE games SET listed_at = updated_at;
 ALTER TABLE games ALTER COLUMN listed_at SET NOT NULL;
+-- This release sets it on every write. A process of the previous release, still serving
+-- during a rolling upgrade, inserts games without it: they are listed from their creation.
+ALTER TABLE games ALTER COLUMN listed_at SET DEFAULT (now() AT TIME ZONE 'UTC');
 DROP INDEX games_status_updated_at_id_idx;
 CREATE INDEX games_status_listed_at_id_idx ON games (status, listed_at, id);
