@@ -193,7 +193,7 @@ pub(super) fn write_games(
             .flat_map(|g| g.gone_seats.iter().map(move |s| (g, *s)))
     };
     let outcomes: Vec<Outcome> = Prepared(
-        diesel::sql_query(parts.statement())
+        diesel::sql_query(parts.statement(sorted.len()))
             .bind::<Array<Text>, _>(each(|g| &g.game))
             .bind::<Array<BigInt>, _>(sorted.iter().map(|g| g.version).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(each(|g| &g.state))

@@ -317,3 +317,78 @@ fn writers_waiting_for_a_statement_hold_no_connection() {
     }
     assert!(spent.writes == 22 && spent.commits <= 6, "{spent:?}");
 }
+
+/// PostgreSQL: a game's change written in a statement shared with other games leaves the
+/// games row that a statement of its game alone leaves (the statement's two forms of the
+/// games' part): twice, so that both of `listed_at`'s cases are written (a game that starts,
+/// then a move in an active game).
+#[test]
+fn a_shared_statement_writes_the_row_a_lone_one_does() {
+    if !enabled(TestBackend::Postgres) {
+        return;
+    }
+    let db = TestDb::new(TestBackend::Postgres);
+    let store = Store::open(&db.url, 32).expect("the store opens");
+    let a = account(&store, "a");
+    let ids: Vec<Uuid> = (0..8)
+        .map(|_| {
+            let game = new_game(&a, vec![seat(0, &a, true)]);
+            let _ = store.insert_game(&game, &[], None).unwrap();
+            game.id
+        })
+        .collect();
+    let mut conn = PgConnection::establish(&db.url).expect("a connection");
+    for (round, version) in [(1, 1), (2, 2)] {
+        let at = racko::store::now() + chrono::Duration::minutes(round);
+        let due_at = Some(at + chrono::Duration::hours(round));
+        let write = move |store: &Store, id: Uuid| {
+            update(store, id, |current| {
+                if current.version != version {
+                    return Err(StoreError::StaleVersion {
+                        current: current.version,
+                    });
+                }
+                let changed = Changed {
+                    state: current.state.clone(),
+                    status: GameStatus::Active,
+                    seats: current.seats.clone(),
+                    at,
+                    due_at,
+                };
+                let events = vec![event("x", None)];
+                Ok((current.after(changed, events, vec![]), version + 1))
+            })
+        };
+        assert_eq!(write(&store, ids[0]).ok(), Some(version + 1), "alone");
+        let jobs = ids[1..]
+            .iter()
+            .map(|&id| -> Job { Box::new(move |store| write(store, id)) })
+            .collect();
+        let (answers, spent) = behind_a_held_feed(&store, &db, jobs);
+        for answer in &answers {
+            assert_eq!(answer.as_ref().ok(), Some(&(version + 1)), "{answer:?}");
+        }
+        assert!(spent.commits < spent.writes, "shared: {spent:?}");
+        let rows: Vec<GameLine> = diesel::sql_query(
+            "SELECT concat_ws(' ', state, status, version, last_seq, updated_at, \
+                    coalesce(due_at::text, '-'), listed_at = updated_at, \
+                    listed_at = created_at) AS line \
+               FROM games WHERE created_by = $1 ORDER BY id",
+        )
+        .bind::<Text, _>(a.id.to_string())
+        .load(&mut conn)
+        .expect("the games");
+        assert_eq!(rows.len(), ids.len());
+        let first = rows[0].line.clone();
+        assert!(first.contains(" active "), "{first}");
+        for row in &rows {
+            assert_eq!(row.line, first, "round {round}");
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct GameLine {
+    #[diesel(sql_type = Text)]
+    line: String,
+}
