@@ -1,9 +1,10 @@
 //! The signed-in caller of a request: its bearer token checked against the store on every
 //! request (`CurrentUser` as a handler's argument).
 
-use actix_web::{dev::Payload, http::header, web, FromRequest, HttpRequest};
+use actix_web::{dev::Payload, http::header, web, FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 
+use super::observe::SignedInAs;
 use super::AppState;
 use crate::auth::{CurrentUser, TokenClaims};
 use crate::error::ServiceError;
@@ -15,6 +16,7 @@ impl FromRequest for CurrentUser {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let claimed = claimed_user(req);
+        let req = req.clone();
         Box::pin(async move {
             let (state, claimed) = claimed?;
             let signed_in =
@@ -33,6 +35,7 @@ impl FromRequest for CurrentUser {
             }
             let account = signed_in.account;
             tracing::Span::current().record("account", tracing::field::display(account.id));
+            req.extensions_mut().insert(SignedInAs(account.id));
             Ok(CurrentUser {
                 id: account.id,
                 username: account.username,
