@@ -23,6 +23,9 @@
 //! `DIR/actions-done` and waits for `DIR/start-probe` (scripts/perf-compare.sh).
 //! `--keys on` sends each action with an `Idempotency-Key` of its own (a new UUID), as a
 //! client that retries safely does: the server then also stores each answer.
+//! `--visibility omit` creates the games without naming their visibility, for a server from
+//! before games had one (`3d3f3b9`, the reference of docs/performance.md), so that one client
+//! measures both; by default they are public, so that the second player joins by the id.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -41,9 +44,12 @@ struct Args {
     sync: Option<PathBuf>,
     probe_gets: usize,
     keys: bool,
+    /// Name the games' visibility (public) when creating them.
+    visibility: bool,
 }
 
-const FLAGS: &str = "--url, --games, --actions, --target, --sync, --probe-gets, --keys";
+const FLAGS: &str =
+    "--url, --games, --actions, --target, --sync, --probe-gets, --keys, --visibility";
 
 fn parse_args() -> Result<Args> {
     let mut args = Args {
@@ -54,6 +60,7 @@ fn parse_args() -> Result<Args> {
         sync: None,
         probe_gets: 0,
         keys: false,
+        visibility: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -72,6 +79,13 @@ fn parse_args() -> Result<Args> {
                     "on" => true,
                     "off" => false,
                     _ => return Err("--keys: on or off".into()),
+                }
+            }
+            "--visibility" => {
+                args.visibility = match value.as_str() {
+                    "public" => true,
+                    "omit" => false,
+                    _ => return Err("--visibility: public or omit".into()),
                 }
             }
             _ => return Err(format!("unknown flag {flag} ({FLAGS})")),
@@ -187,7 +201,7 @@ const LATE_EVENTS: i64 = 2_000;
 
 impl Game {
     /// Two guests, a game created by the first and joined by the second, and each seat's view.
-    async fn setup(client: &Client, target: u32) -> Result<Game> {
+    async fn setup(client: &Client, target: u32, visibility: bool) -> Result<Game> {
         let mut tokens = Vec::new();
         for _ in 0..2 {
             let guest: Value = client
@@ -195,13 +209,12 @@ impl Game {
                 .await?;
             tokens.push(guest["token"].as_str().ok_or("no token")?.to_string());
         }
+        let mut body = json!({"options": {"players": 2, "target": target}});
+        if visibility {
+            body["visibility"] = json!("public");
+        }
         let game: Value = client
-            .expect(
-                Method::POST,
-                "/v1/games",
-                Some(&tokens[0]),
-                Some(json!({"options": {"players": 2, "target": target}, "visibility": "public"})),
-            )
+            .expect(Method::POST, "/v1/games", Some(&tokens[0]), Some(body))
             .await?;
         let id = game["id"].as_str().ok_or("no game id")?.to_string();
         let _: Value = client
@@ -348,9 +361,10 @@ async fn run(args: Args) -> Result<()> {
         keys: args.keys,
     };
     let mut games = Vec::new();
-    for game in
-        futures_util::future::join_all((0..args.games).map(|_| Game::setup(&client, args.target)))
-            .await
+    for game in futures_util::future::join_all(
+        (0..args.games).map(|_| Game::setup(&client, args.target, args.visibility)),
+    )
+    .await
     {
         games.push(game.map_err(|e| format!("a game's setup failed: {e}"))?);
     }
@@ -383,7 +397,7 @@ async fn run(args: Args) -> Result<()> {
     };
     let actions = latencies.len();
     println!(
-        "{actions} actions in {} games in {:.2}s: {:.0} actions/s (POST latency p50 {:.1} ms, p99 {:.1} ms; {gets} GETs, {:.2} per action, when the move passed to the other seat)",
+        "{actions} actions in {} games in {:.2}s: {:.0} actions/s (POST latency p50 {:.2} ms, p99 {:.2} ms; {gets} GETs, {:.2} per action, when the move passed to the other seat)",
         args.games,
         elapsed.as_secs_f64(),
         actions as f64 / elapsed.as_secs_f64(),
