@@ -250,18 +250,24 @@ mod tests {
         }
     }
 
-    #[actix_web::test]
-    async fn the_log_line_has_no_header_or_body() {
+    /// What this thread logs up to `level` from now on, until the guard is dropped.
+    fn capture(level: tracing::Level) -> (Captured, tracing::subscriber::DefaultGuard) {
         let captured = Captured::default();
         let writer = captured.clone();
         let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::DEBUG)
+            .with_max_level(level)
             .with_writer(move || writer.clone())
             .finish();
-        let _guard = tracing::subscriber::set_default(subscriber);
+        let guard = tracing::subscriber::set_default(subscriber);
         // Another test of this process may have met the middleware's callsites first, with no
         // subscriber anywhere, and cached "never" for them: have them ask again.
         tracing::callsite::rebuild_interest_cache();
+        (captured, guard)
+    }
+
+    #[actix_web::test]
+    async fn the_log_line_has_no_header_or_body() {
+        let (captured, _guard) = capture(tracing::Level::DEBUG);
         let app = test::init_service(
             App::new()
                 .wrap(from_fn(observe))
@@ -290,14 +296,7 @@ mod tests {
     /// At the default level (info) a failed request has its line, a successful one none.
     #[actix_web::test]
     async fn a_success_is_logged_at_debug_a_failure_at_info() {
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::INFO)
-            .with_writer(move || writer.clone())
-            .finish();
-        let _guard = tracing::subscriber::set_default(subscriber);
-        tracing::callsite::rebuild_interest_cache();
+        let (captured, _guard) = capture(tracing::Level::INFO);
         let app = test::init_service(
             App::new()
                 .wrap(from_fn(observe))
