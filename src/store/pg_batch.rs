@@ -4,7 +4,8 @@
 //! its parts, the commit), not its rows. So a writer that finds a statement in flight queues
 //! its game's rows; when that statement ends, the writers queued meanwhile (at most
 //! [`MOST_IN_A_STATEMENT`]) are the next statement, led by the first of them on its own
-//! connection, who then hands each writer its game's outcome. A second statement starts beside
+//! connection. The leader of a statement that ended wakes the next leader first, then hands
+//! each of its writers their game's outcome. A second statement starts beside
 //! the first only once the first has run [`SECOND_AFTER`], and never a third: one at a
 //! time shares more games per statement, and a statement held up (a row another transaction
 //! holds) delays the others by no more than that. A change of a game that is already
@@ -177,21 +178,28 @@ impl Batcher {
             if let Some(batch) = batch.take() {
                 let ran = catch_unwind(AssertUnwindSafe(|| match pg(conn) {
                     Ok(pg) => self.lead(pg, &batch.writers),
-                    Err(e) => {
-                        for writer in &batch.writers {
-                            writer.tell(Told::Done(Outcome::Written(Err(copy(&e)))));
-                        }
-                    }
+                    Err(e) => batch
+                        .writers
+                        .iter()
+                        .map(|_| Outcome::Written(Err(copy(&e))))
+                        .collect(),
                 }));
-                if let Err(panic) = ran {
-                    for writer in &batch.writers {
-                        let failed = StoreError::Internal("the batch's writer panicked".into());
-                        writer.tell(Told::Done(Outcome::Written(Err(failed))));
-                    }
-                    self.hand_on(&batch);
-                    resume_unwind(panic);
-                }
+                // The next statement's leader is woken before this one's writers: it is what
+                // every queued game waits for.
                 self.hand_on(&batch);
+                let outcomes = match ran {
+                    Ok(outcomes) => outcomes,
+                    Err(panic) => {
+                        for writer in &batch.writers {
+                            let failed = StoreError::Internal("the batch's writer panicked".into());
+                            writer.tell(Told::Done(Outcome::Written(Err(failed))));
+                        }
+                        resume_unwind(panic);
+                    }
+                };
+                for (writer, outcome) in batch.writers.iter().zip(outcomes) {
+                    writer.tell(Told::Done(outcome));
+                }
             }
             let mut told = me.told.lock();
             loop {
@@ -253,34 +261,28 @@ impl Batcher {
         }
     }
 
-    /// Writes the batch's games in one statement and tells each writer its outcome.
-    fn lead(&self, pg: &mut diesel::PgConnection, batch: &[Arc<Writer>]) {
+    /// Writes the batch's games in one statement: each writer's outcome, in the batch's order.
+    fn lead(&self, pg: &mut diesel::PgConnection, batch: &[Arc<Writer>]) -> Vec<Outcome> {
         let rows: Vec<&GameRows> = batch.iter().map(|w| &w.rows).collect();
         match write_games(pg, &rows) {
             Ok(written) => {
                 let games = written.iter().filter(|w| w.is_some()).count() as u64;
                 self.written.fetch_add(games, Ordering::Relaxed);
                 self.statements.fetch_add(1, Ordering::Relaxed);
-                for (writer, written) in batch.iter().zip(written) {
-                    writer.tell(Told::Done(Outcome::Written(Ok(written))));
-                }
+                written
+                    .into_iter()
+                    .map(|written| Outcome::Written(Ok(written)))
+                    .collect()
             }
-            Err(e) if batch.len() == 1 => {
-                batch[0].tell(Told::Done(Outcome::Written(Err(e))));
-            }
+            Err(e) if batch.len() == 1 => vec![Outcome::Written(Err(e))],
             // The connection failed: the statement may have committed. Each writer is told so,
             // and finds out from its game, as a writer alone would.
-            Err(e @ StoreError::Unavailable(_)) => {
-                for writer in batch {
-                    writer.tell(Told::Done(Outcome::Written(Err(copy(&e)))));
-                }
-            }
+            Err(e @ StoreError::Unavailable(_)) => batch
+                .iter()
+                .map(|_| Outcome::Written(Err(copy(&e))))
+                .collect(),
             // PostgreSQL refused the statement: nothing of it was written.
-            Err(_) => {
-                for writer in batch {
-                    writer.tell(Told::Done(Outcome::Alone));
-                }
-            }
+            Err(_) => batch.iter().map(|_| Outcome::Alone).collect(),
         }
     }
 
