@@ -19,6 +19,9 @@
 # With BENCH_STORE=sqlite the server runs on a new SQLite file instead: its CPU is then all the
 # store's, and the PostgreSQL column stays 0. The busy column is the CPUs in use by the three
 # over the action phase (CPU seconds / seconds): below the machine's CPUs, something waits.
+# The machine's own counters (/proc/stat) over the same span tell what the rest was: idle,
+# waiting for the disk, interrupts (the loopback's packets are handled there), or taken by
+# the host of this virtual machine.
 #
 # Environment:
 #   BENCH_STORE         postgres (default) or sqlite
@@ -110,6 +113,12 @@ postgres_spent() {
          END { print total + 0 }' "$1" "$2"
 }
 
+# The whole machine's CPU ticks so far, from /proc/stat: busy (user, nice, system), idle,
+# waiting for the disk, in interrupts (hard and soft), and stolen by the host.
+machine_ticks() {
+    awk '/^cpu / { print $2 + $3 + $4, $5, $6, $7 + $8, $9 }' /proc/stat
+}
+
 wait_for() {
     local file=$1 waited=0
     until [[ -e $file ]]; do
@@ -148,14 +157,16 @@ run_once() {
     "$LOAD" --url "$url" --sync "$sync" --probe-gets 1 "${LOAD_ARGS[@]}" >"$WORK/load.out" 2>&1 &
     LOAD_PID=$!
     wait_for "$sync/setup-done"
-    local s0 l0 s1 l1 t0 t1
+    local s0 l0 s1 l1 t0 t1 m0 m1
     postgres_ticks >"$WORK/pg0"
+    m0=$(machine_ticks)
     s0=$(ticks_of "$SERVER_PID")
     l0=$(ticks_of "$LOAD_PID")
     t0=$(date +%s.%N)
     touch "$sync/start-actions"
     wait_for "$sync/actions-done"
     t1=$(date +%s.%N)
+    m1=$(machine_ticks)
     s1=$(ticks_of "$SERVER_PID")
     l1=$(ticks_of "$LOAD_PID")
     postgres_ticks >"$WORK/pg1"
@@ -169,11 +180,13 @@ run_once() {
     rate=$(grep -oE '[0-9.]+ actions/s' "$WORK/load.out" | grep -oE '^[0-9.]+')
     # CPU seconds per 1,000 actions.
     awk -v s=$((s1 - s0)) -v l=$((l1 - l0)) -v p="$(postgres_spent "$WORK/pg0" "$WORK/pg1")" \
-        -v n="$actions" -v t="$TICKS" -v r="$rate" -v w="$t0 $t1" \
-        'BEGIN { k = 1000 / n / t; split(w, e, " "); busy = (s + p + l) / t / (e[2] - e[1])
-                 printf "%.3f %.3f %.3f %.3f %s %.2f\n", s * k, p * k, l * k, (s + p + l) * k, r, busy }' \
+        -v n="$actions" -v t="$TICKS" -v r="$rate" -v w="$t0 $t1" -v m="$m0 $m1" \
+        'BEGIN { k = 1000 / n / t; split(w, e, " "); wall = e[2] - e[1]; busy = (s + p + l) / t / wall
+                 split(m, c, " "); for (i = 1; i <= 5; i++) spent[i] = (c[i + 5] - c[i]) / t / wall
+                 printf "%.3f %.3f %.3f %.3f %s %.2f %.2f %.2f %.2f %.2f %.2f\n", s * k, p * k, l * k, (s + p + l) * k, r, busy,
+                     spent[1], spent[2], spent[3], spent[4], spent[5] }' \
         >>"$WORK/runs"
-    tail -n 1 "$WORK/runs" | awk '{ printf "  server %s s, PostgreSQL %s s, load tool %s s, all %s s per 1,000 actions; %s actions/s; %s CPUs busy\n", $1, $2, $3, $4, $5, $6 }'
+    tail -n 1 "$WORK/runs" | awk '{ printf "  server %s s, PostgreSQL %s s, load tool %s s, all %s s per 1,000 actions; %s actions/s; %s CPUs busy; the machine: %s CPUs busy, %s idle, %s waiting for the disk, %s in interrupts, %s stolen\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
 
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
@@ -215,4 +228,10 @@ echo "  load tool   $(summary 3)"
 echo "  all         $(summary 4)"
 echo "  actions/s   $(summary 5)"
 echo "  CPUs busy   $(summary 6)"
+echo "  the machine's CPUs over the same spans:"
+echo "    busy               $(summary 7)"
+echo "    idle               $(summary 8)"
+echo "    waiting for disk   $(summary 9)"
+echo "    in interrupts      $(summary 10)"
+echo "    stolen by the host $(summary 11)"
 echo "load average (1, 5, 15 min) at start $load_start, at end $(loadavg)"
